@@ -1,0 +1,19 @@
+#pragma once
+// Cost model: analytical FLOPs and the minimum bytes a graph must move (every non-virtual
+// tensor read or written once), for throughput figures; and the reduction length that scales
+// comparison tolerances.
+#include <cstdint>
+
+#include "graph/graph.hpp"
+
+namespace dnnbench {
+
+struct GraphCost {
+  double flops = 0;           // multiply-add counted as 2
+  double min_bytes = 0;       // sum of non-virtual tensor sizes (logical elements x dtype size)
+  std::int64_t reduction_length = 1;  // largest number of terms accumulated into one output
+};
+
+GraphCost graph_cost(const Graph& graph);
+
+}  // namespace dnnbench

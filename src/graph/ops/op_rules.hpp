@@ -1,0 +1,36 @@
+#pragma once
+// Per op family rules (graph/ops/<family>.cpp), found through find_op_rules by the file's
+// node `type`. Adding an op = one file here + a line in op_rules.cpp's table.
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "graph/graph.hpp"
+
+namespace dnnbench {
+
+// Where a node sits in its file, to build error locations ("nodes[3]").
+struct NodeContext {
+  const std::string& file;
+  std::string path;  // JSON path of the node, e.g. "nodes[3]"
+};
+
+struct NodeCost {
+  double flops = 0;
+  std::int64_t reduction_length = 1;
+};
+
+struct OpRules {
+  std::string_view type;  // file spelling of the node type
+  OpKind kind;
+  // Reads the op's settings (parameters / attributes / inline pointwise keys) into node.params.
+  void (*parse)(const nlohmann::json& node_json, Node& node, const NodeContext& where);
+  // Shape rules: roles present, ranks, output dims; may fill derived params. Throws InputError.
+  void (*validate)(const Graph& graph, Node& node, const NodeContext& where);
+  NodeCost (*cost)(const Graph& graph, const Node& node);
+};
+
+// nullptr when the type is not executable by this tool (the node parses as OpKind::unsupported).
+const OpRules* find_op_rules(std::string_view type);
+
+}  // namespace dnnbench

@@ -1,0 +1,94 @@
+#pragma once
+// The provider interface: one DNN library behind one adapter. run/ talks to libraries only
+// through this. "Supported" is proven only by a successful build().
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "graph/graph.hpp"
+
+namespace dnnbench {
+
+enum class DeviceKind { host, cuda };
+
+struct EngineInfo {
+  std::string id;     // stable within provider + library version (e.g. oneDNN impl name)
+  std::string name;   // human-readable
+  std::vector<std::string> notes;  // numerical / behaviour notes
+};
+
+struct Knob {
+  std::string name;
+  std::string value;
+};
+
+struct PlanSpec {
+  std::string engine_id;
+  std::vector<Knob> knobs;
+  // Stable printable name: engine id then `_<knob>=<value>` per knob.
+  std::string name() const;
+};
+
+struct SweepLimits {
+  int max_plans = 64;
+};
+
+// Device pointers (or host pointers for host providers) by tensor uid, each buffer in the
+// tensor's own data type and strides. By-value scalars are bound by a host pointer to a double.
+struct Bindings {
+  std::unordered_map<std::int64_t, void*> buffers;
+  void* at(std::int64_t uid) const;
+};
+
+class Stream {
+ public:
+  virtual ~Stream() = default;
+  virtual void synchronize() = 0;
+};
+
+// The provider cannot run this graph / plan; the message is the library's own reason.
+class Unsupported : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class Plan {
+ public:
+  virtual ~Plan() = default;
+  virtual std::string name() const = 0;
+  virtual std::size_t workspace_bytes() const = 0;
+  // Prepares for execution on these buffers: conversions into the plan's own layouts
+  // (reorders), variant packs. Never timed as kernel time.
+  virtual void bind(const Bindings& bindings, Stream& stream) = 0;
+  // The timed region: runs the plan on the bound buffers (asynchronous on GPU providers).
+  virtual void execute(Stream& stream) = 0;
+  // Makes the outputs visible in the bound buffers in their own layouts (reorders back).
+  virtual void publish_outputs(Stream& stream) = 0;
+  // What bind/publish do beyond the kernel (e.g. "reorder src abcd->aBcd8b"), for the report.
+  virtual std::vector<std::string> notes() const { return {}; }
+};
+
+class Provider {
+ public:
+  virtual ~Provider() = default;
+  virtual std::string_view name() const = 0;
+  virtual DeviceKind device() const = 0;
+  virtual std::string version() const = 0;  // library version actually loaded
+  virtual std::unique_ptr<Stream> make_stream() = 0;
+  // Engines that can run this graph, in the library's heuristic order. Throws Unsupported
+  // (with the reason) when the provider cannot express the graph at all.
+  virtual std::vector<EngineInfo> engines(const Graph& graph) = 0;
+  virtual PlanSpec heuristic_plan(const Graph& graph, const EngineInfo& engine) = 0;
+  virtual std::vector<PlanSpec> plan_space(const Graph& graph, const EngineInfo& engine,
+                                           const SweepLimits& limits) = 0;
+  // Throws Unsupported when the library refuses the plan, or when the plan it would run is
+  // not the one requested.
+  virtual std::unique_ptr<Plan> build(const Graph& graph, const PlanSpec& spec) = 0;
+};
+
+}  // namespace dnnbench
