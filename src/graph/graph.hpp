@@ -103,6 +103,9 @@ struct Node {
   std::vector<Port> inputs;   // roles present with a uid (null roles are dropped)
   std::vector<Port> outputs;
   OpParams params;
+  // Where the file put the op settings: "parameters" or "attributes" ("" when built in memory
+  // or absent); used to point error messages at the right JSON path.
+  std::string settings_key;
 
   std::optional<std::int64_t> input(std::string_view role) const;
   std::optional<std::int64_t> output(std::string_view role) const;

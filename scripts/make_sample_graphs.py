@@ -1,0 +1,450 @@
+#!/usr/bin/env python3
+"""Writes the small sample graphs shipped with dnnbench into graphs/samples/.
+
+Every graph is tiny (well under 1 MiB of tensors) so that the reference checks it in
+milliseconds; together they exercise every op family, layout and data type the tool executes,
+plus one graph with an op the tool does not run (to check that it is skipped).
+
+Usage: scripts/make_sample_graphs.py [--out DIR]   (default: graphs/samples next to this script)
+"""
+import argparse
+import json
+import os
+import re
+import sys
+
+
+def packed_strides(dims):
+    """C-order (row-major) strides."""
+    strides = [1] * len(dims)
+    for k in range(len(dims) - 2, -1, -1):
+        strides[k] = strides[k + 1] * dims[k + 1]
+    return strides
+
+
+def channels_last_strides(dims):
+    """NHWC / NDHWC strides of N, C, spatial... dims."""
+    strides = [0] * len(dims)
+    s = 1
+    strides[1] = s
+    s *= dims[1]
+    for k in range(len(dims) - 1, 1, -1):
+        strides[k] = s
+        s *= dims[k]
+    strides[0] = s
+    return strides
+
+
+class GraphWriter:
+    """Builds one graph in the hipDNN JSON layout (reference/GRAPH-FORMAT.md)."""
+
+    def __init__(self, name, io="float", compute="float", intermediate="float"):
+        self.name = name
+        self.io = io
+        self.compute = compute
+        self.intermediate = intermediate
+        self.tensors = []
+        self.nodes = []
+
+    def tensor(self, name, dims, dtype=None, strides=None, virtual=False):
+        uid = len(self.tensors) + 1
+        self.tensors.append({
+            "uid": uid,
+            "name": name,
+            "dims": list(dims),
+            "strides": list(strides) if strides else packed_strides(dims),
+            "data_type": dtype or (self.intermediate if virtual else self.io),
+            "virtual": virtual,
+        })
+        return uid
+
+    def nhwc(self, name, dims, dtype=None):
+        return self.tensor(name, dims, dtype, channels_last_strides(dims))
+
+    def virtual(self, name, dims):
+        return self.tensor(name, dims, virtual=True)
+
+    def epsilon(self, value=1e-5):
+        uid = self.tensor("epsilon", [1], "double")
+        self.tensors[-1].update({"value_type": "Float64Value", "value": value})
+        return uid
+
+    def node(self, name, type_, inputs, outputs, settings_key=None, settings=None):
+        node = {
+            "name": name,
+            "type": type_,
+            "compute_data_type": self.compute,
+            "inputs": {k + "_tensor_uid": v for k, v in inputs.items()},
+            "outputs": {k + "_tensor_uid": v for k, v in outputs.items()},
+        }
+        if settings_key:
+            node[settings_key] = settings
+        self.nodes.append(node)
+
+    def to_json(self):
+        return {
+            "name": self.name,
+            "io_data_type": self.io,
+            "compute_data_type": self.compute,
+            "intermediate_data_type": self.intermediate,
+            "tensors": self.tensors,
+            "nodes": self.nodes,
+        }
+
+
+# ---- op helpers ---------------------------------------------------------------------------
+
+CONV_TYPES = {
+    "fwd": "ConvolutionFwdAttributes",
+    "bwd_data": "ConvolutionBwdAttributes",
+    "bwd_weights": "ConvolutionWrwAttributes",
+}
+
+
+def conv_out(in_dims, w_dims, pre, post, stride, dilation):
+    out = [in_dims[0], w_dims[0]]
+    for s in range(len(in_dims) - 2):
+        extent = dilation[s] * (w_dims[2 + s] - 1) + 1
+        out.append((in_dims[2 + s] + pre[s] + post[s] - extent) // stride[s] + 1)
+    return out
+
+
+def conv_graph(name, x_dims, w_dims, direction="fwd", pad=None, post=None, stride=None, dilation=None,
+               layout="nchw", io="float", compute="float", mode="CROSS_CORRELATION"):
+    spatial = len(x_dims) - 2
+    pre = pad if pad is not None else [0] * spatial
+    post = post if post is not None else pre
+    stride = stride or [1] * spatial
+    dilation = dilation or [1] * spatial
+    y_dims = conv_out(x_dims, w_dims, pre, post, stride, dilation)
+    g = GraphWriter(name, io=io, compute=compute, intermediate=compute)
+    make = g.nhwc if layout == "nhwc" else g.tensor
+    if direction == "fwd":
+        x, w, y = make("x", x_dims), make("w", w_dims), make("y", y_dims)
+        ins, outs = {"x": x, "w": w}, {"y": y}
+    elif direction == "bwd_data":
+        dy, w, dx = make("dy", y_dims), make("w", w_dims), make("dx", x_dims)
+        ins, outs = {"dy": dy, "w": w}, {"dx": dx}
+    else:
+        x, dy, dw = make("x", x_dims), make("dy", y_dims), make("dw", w_dims)
+        ins, outs = {"x": x, "dy": dy}, {"dw": dw}
+    g.node("conv", CONV_TYPES[direction], ins, outs, "parameters", {
+        "conv_mode": mode,
+        "pre_padding": pre,
+        "post_padding": post,
+        "stride": stride,
+        "dilation": dilation,
+    })
+    return g
+
+
+def pointwise_inputs(operation, in_0, in_1=None, **settings):
+    """The `inputs` object of a pointwise node: ports plus the op settings inline."""
+    inputs = {
+        "operation": operation,
+        "relu_lower_clip": None,
+        "relu_upper_clip": None,
+        "relu_lower_clip_slope": None,
+        "axis": None,
+        "in_0": in_0,
+        "in_1": in_1,
+        "in_2": None,
+        "swish_beta": None,
+        "elu_alpha": None,
+        "softplus_beta": None,
+    }
+    inputs.update(settings)
+    return inputs
+
+
+def add_pointwise(g, name, operation, in_0, out, in_1=None, **settings):
+    """Adds a pointwise node; setting keys are written verbatim, ports get the `_tensor_uid` suffix."""
+    port_keys = {"axis", "in_0", "in_1", "in_2"}
+    inputs = {}
+    for key, value in pointwise_inputs(operation, in_0, in_1, **settings).items():
+        inputs[key + "_tensor_uid" if key in port_keys else key] = value
+    g.nodes.append({
+        "name": name,
+        "type": "PointwiseAttributes",
+        "compute_data_type": g.compute,
+        "inputs": inputs,
+        "outputs": {"out_0_tensor_uid": out},
+    })
+
+
+def pointwise_unary(name, operation, dims=(2, 8, 6, 6), **settings):
+    g = GraphWriter(name)
+    x = g.tensor("x", dims)
+    y = g.tensor("y", dims)
+    add_pointwise(g, operation, operation, x, y, **settings)
+    return g
+
+
+def pointwise_binary(name, operation, a_dims=(2, 8, 6, 6), b_dims=(2, 8, 6, 6)):
+    g = GraphWriter(name)
+    a = g.tensor("a", a_dims)
+    b = g.tensor("b", b_dims)
+    out = g.tensor("out", a_dims)
+    add_pointwise(g, operation, operation, a, out, in_1=b)
+    return g
+
+
+def matmul_graph(name, a_dims, b_dims, io="float"):
+    batch_a, batch_b = a_dims[:-2], b_dims[:-2]
+    rank = max(len(batch_a), len(batch_b))
+    pa = [1] * (rank - len(batch_a)) + list(batch_a)
+    pb = [1] * (rank - len(batch_b)) + list(batch_b)
+    c_dims = [max(x, y) for x, y in zip(pa, pb)] + [a_dims[-2], b_dims[-1]]
+    g = GraphWriter(name, io=io)
+    a, b, c = g.tensor("a", a_dims), g.tensor("b", b_dims), g.tensor("c", c_dims)
+    g.node("matmul", "MatmulAttributes", {"a": a, "b": b}, {"c": c})
+    return g
+
+
+def batchnorm_graph(name, variance_ext):
+    g = GraphWriter(name)
+    dims, stats = [2, 6, 5, 5], [1, 6, 1, 1]
+    x = g.tensor("x", dims)
+    mean = g.tensor("mean", stats)
+    var = g.tensor("variance" if variance_ext else "inv_variance", stats)
+    scale = g.tensor("scale", stats)
+    bias = g.tensor("bias", stats)
+    inputs = {"x": x, "mean": mean, "scale": scale, "bias": bias}
+    if variance_ext:
+        inputs.update({"variance": var, "epsilon": g.epsilon()})
+        type_ = "BatchnormInferenceAttributesVarianceExt"
+    else:
+        inputs["inv_variance"] = var
+        type_ = "BatchnormInferenceAttributes"
+    y = g.tensor("y", dims)
+    g.node("batchnorm", type_, inputs, {"y": y}, "attributes", {})
+    return g
+
+
+def layernorm_graph(name, phase, dims=(4, 6, 16), normalized_dim_count=1):
+    g = GraphWriter(name)
+    x = g.tensor("x", dims)
+    norm_dims = list(dims[len(dims) - normalized_dim_count:])
+    scale, bias = g.tensor("scale", norm_dims), g.tensor("bias", norm_dims)
+    eps = g.epsilon()
+    y = g.tensor("y", dims)
+    outputs = {"y": y}
+    if phase == "TRAINING":
+        stats = list(dims[:len(dims) - normalized_dim_count]) + [1] * normalized_dim_count
+        outputs.update({"mean": g.tensor("mean", stats), "inv_variance": g.tensor("inv_variance", stats)})
+    g.node("layernorm", "LayernormAttributes", {"x": x, "scale": scale, "bias": bias, "epsilon": eps}, outputs,
+           "attributes", {"normalized_dim_count": normalized_dim_count, "forward_phase": phase})
+    return g
+
+
+def rmsnorm_graph(name, phase, with_bias):
+    g = GraphWriter(name)
+    dims = [2, 4, 6, 6]
+    x = g.tensor("x", dims)
+    scale = g.tensor("scale", [1, 4, 1, 1])
+    eps = g.epsilon()
+    inputs = {"x": x, "scale": scale, "epsilon": eps}
+    if with_bias:
+        inputs["bias"] = g.tensor("bias", [1, 4, 1, 1])
+    y = g.tensor("y", dims)
+    outputs = {"y": y}
+    if phase == "TRAINING":
+        outputs["inv_rms"] = g.tensor("inv_rms", [2, 4, 1, 1])
+    g.node("rmsnorm", "RMSNormAttributes", inputs, outputs, "attributes", {"forward_phase": phase})
+    return g
+
+
+def reduction_graph(name, mode, in_dims, out_dims):
+    g = GraphWriter(name)
+    x, y = g.tensor("in", in_dims), g.tensor("out", out_dims)
+    g.node("reduce", "ReductionAttributes", {"in": x}, {"out": y}, "attributes", {"mode": mode})
+    return g
+
+
+def resample_graph(name, mode, x_dims, window, stride, pre, post):
+    g = GraphWriter(name)
+    y_dims = [x_dims[0], x_dims[1]] + [
+        (x_dims[2 + s] + pre[s] + post[s] - window[s]) // stride[s] + 1 for s in range(len(window))
+    ]
+    x, y = g.tensor("x", x_dims), g.tensor("y", y_dims)
+    g.node("pool", "ResampleFwdAttributes", {"x": x}, {"y": y}, "attributes", {
+        "window": window,
+        "stride": stride,
+        "pre_padding": pre,
+        "post_padding": post,
+        "resample_mode": mode,
+        "padding_mode": "ZERO_PAD",
+    })
+    return g
+
+
+# ---- the samples --------------------------------------------------------------------------
+
+
+def fused_conv_bias_relu():
+    g = GraphWriter("fused_conv_bias_relu")
+    x = g.nhwc("x", [2, 8, 8, 8])
+    w = g.nhwc("w", [16, 8, 3, 3])
+    conv = g.virtual("conv_out", [2, 16, 8, 8])
+    bias = g.tensor("bias", [1, 16, 1, 1])
+    biased = g.virtual("biased", [2, 16, 8, 8])
+    y = g.nhwc("y", [2, 16, 8, 8])
+    g.node("conv", "ConvolutionFwdAttributes", {"x": x, "w": w}, {"y": conv}, "parameters", {
+        "conv_mode": "CROSS_CORRELATION", "pre_padding": [1, 1], "post_padding": [1, 1],
+        "stride": [1, 1], "dilation": [1, 1]})
+    add_pointwise(g, "bias", "add", conv, biased, in_1=bias)
+    add_pointwise(g, "relu", "relu_fwd", biased, y)
+    return g
+
+
+def fused_matmul_bias_gelu():
+    g = GraphWriter("fused_matmul_bias_gelu")
+    a = g.tensor("a", [2, 16, 32])
+    b = g.tensor("b", [32, 24])
+    mm = g.virtual("mm_out", [2, 16, 24])
+    bias = g.tensor("bias", [1, 1, 24])
+    biased = g.virtual("biased", [2, 16, 24])
+    y = g.tensor("y", [2, 16, 24])
+    g.node("matmul", "MatmulAttributes", {"a": a, "b": b}, {"c": mm})
+    add_pointwise(g, "bias", "add", mm, biased, in_1=bias)
+    add_pointwise(g, "gelu", "gelu_fwd", biased, y)
+    return g
+
+
+def unsupported_sdpa():
+    g = GraphWriter("unsupported_sdpa", io="half")
+    dims = [1, 2, 16, 8]
+    q, k, v = g.tensor("q", dims), g.tensor("k", dims), g.tensor("v", dims)
+    o = g.tensor("o", dims)
+    g.nodes.append({
+        "name": "sdpa",
+        "type": "SdpaAttributes",
+        "compute_data_type": "float",
+        "inputs": {"q_tensor_uid": q, "k_tensor_uid": k, "v_tensor_uid": v, "attn_mask_tensor_uid": None},
+        "outputs": {"o_tensor_uid": o, "stats_tensor_uid": None},
+        "attributes": {"causal_mask": False, "attn_scale_value": 0.35355339, "generate_stats": False},
+    })
+    return g
+
+
+def samples():
+    s = []
+    # Convolution forward.
+    s.append(conv_graph("conv_fwd_2d_nchw_fp32", [2, 8, 10, 10], [16, 8, 3, 3], pad=[1, 1]))
+    s.append(conv_graph("conv_fwd_2d_nhwc_fp32", [2, 8, 10, 10], [16, 8, 3, 3], pad=[1, 1], layout="nhwc"))
+    s.append(conv_graph("conv_fwd_2d_nhwc_fp16", [2, 16, 10, 10], [16, 16, 3, 3], pad=[1, 1], layout="nhwc",
+                        io="half"))
+    s.append(conv_graph("conv_fwd_2d_nchw_bf16", [2, 8, 10, 10], [16, 8, 3, 3], pad=[1, 1], io="bfloat16"))
+    s.append(conv_graph("conv_fwd_3d_ncdhw_fp32", [1, 4, 6, 6, 6], [8, 4, 3, 3, 3], pad=[1, 1, 1]))
+    s.append(conv_graph("conv_fwd_3d_ndhwc_fp16", [1, 8, 5, 6, 6], [8, 8, 3, 3, 3], pad=[1, 1, 1],
+                        layout="nhwc", io="half"))
+    s.append(conv_graph("conv_fwd_grouped_g4", [2, 8, 9, 9], [12, 2, 3, 3]))
+    s.append(conv_graph("conv_fwd_depthwise", [2, 8, 9, 9], [8, 1, 3, 3], pad=[1, 1], layout="nhwc"))
+    s.append(conv_graph("conv_fwd_asymmetric_padding", [1, 4, 7, 7], [8, 4, 3, 3], pad=[1, 0], post=[0, 2]))
+    s.append(conv_graph("conv_fwd_dilation2", [1, 4, 11, 11], [8, 4, 3, 3], pad=[2, 2], dilation=[2, 2]))
+    s.append(conv_graph("conv_fwd_stride2", [2, 4, 12, 12], [8, 4, 3, 3], pad=[1, 1], stride=[2, 2]))
+    s.append(conv_graph("conv_fwd_1x1_stride2_nhwc", [2, 16, 8, 8], [8, 16, 1, 1], stride=[2, 2],
+                        layout="nhwc"))
+    s.append(conv_graph("conv_fwd_convolution_mode", [1, 4, 8, 8], [4, 4, 3, 3], pad=[1, 1],
+                        mode="CONVOLUTION"))
+    s.append(conv_graph("conv_fwd_fp64", [1, 4, 6, 6], [4, 4, 3, 3], pad=[1, 1], io="double", compute="double"))
+    # Convolution backward data / weights.
+    s.append(conv_graph("conv_bwd_data_2d_fp32", [2, 8, 8, 8], [16, 8, 3, 3], "bwd_data", pad=[1, 1]))
+    s.append(conv_graph("conv_bwd_data_2d_stride2_nhwc", [2, 8, 9, 9], [8, 8, 3, 3], "bwd_data", pad=[1, 1],
+                        stride=[2, 2], layout="nhwc"))
+    s.append(conv_graph("conv_bwd_data_3d_grouped", [1, 4, 5, 5, 5], [8, 2, 3, 3, 3], "bwd_data",
+                        pad=[1, 1, 1]))
+    s.append(conv_graph("conv_bwd_weights_2d_fp32", [2, 8, 8, 8], [16, 8, 3, 3], "bwd_weights", pad=[1, 1]))
+    s.append(conv_graph("conv_bwd_weights_2d_grouped_nhwc", [2, 8, 8, 8], [8, 4, 3, 3], "bwd_weights",
+                        pad=[1, 1], layout="nhwc"))
+    s.append(conv_graph("conv_bwd_weights_3d", [1, 4, 5, 5, 5], [8, 4, 3, 3, 3], "bwd_weights",
+                        pad=[1, 1, 1]))
+    s.append(conv_graph("conv_bwd_weights_3d_grouped", [1, 4, 5, 5, 5], [8, 2, 3, 3, 3], "bwd_weights",
+                        pad=[1, 1, 1]))
+    # Matmul.
+    s.append(matmul_graph("matmul_plain_fp32", [32, 48], [48, 24]))
+    s.append(matmul_graph("matmul_batched_fp32", [4, 16, 32], [4, 32, 8]))
+    s.append(matmul_graph("matmul_broadcast_batch_fp32", [2, 1, 16, 32], [3, 32, 8]))
+    s.append(matmul_graph("matmul_fp16", [64, 32], [32, 48], io="half"))
+    s.append(matmul_graph("matmul_batched_bf16", [3, 32, 16], [3, 16, 24], io="bfloat16"))
+    # Pointwise unary.
+    s.append(pointwise_unary("pointwise_relu", "relu_fwd"))
+    s.append(pointwise_unary("pointwise_relu_clipped", "relu_fwd", relu_lower_clip=-0.25, relu_upper_clip=0.5,
+                             relu_lower_clip_slope=0.1))
+    s.append(pointwise_unary("pointwise_gelu", "gelu_fwd"))
+    s.append(pointwise_unary("pointwise_gelu_tanh", "gelu_approx_tanh_fwd"))
+    s.append(pointwise_unary("pointwise_sigmoid", "sigmoid_fwd"))
+    s.append(pointwise_unary("pointwise_tanh", "tanh_fwd"))
+    s.append(pointwise_unary("pointwise_swish", "swish_fwd", swish_beta=1.5))
+    s.append(pointwise_unary("pointwise_elu", "elu_fwd", elu_alpha=0.8))
+    s.append(pointwise_unary("pointwise_exp", "exp"))
+    s.append(pointwise_unary("pointwise_log", "log"))
+    s.append(pointwise_unary("pointwise_sqrt", "sqrt"))
+    s.append(pointwise_unary("pointwise_identity", "identity", dims=(3, 5, 7)))
+    # Pointwise binary.
+    s.append(pointwise_binary("pointwise_add_bias_broadcast", "add", b_dims=(1, 8, 1, 1)))
+    s.append(pointwise_binary("pointwise_sub", "sub"))
+    s.append(pointwise_binary("pointwise_mul_row_broadcast", "mul", a_dims=(4, 6, 10), b_dims=(10,)))
+    s.append(pointwise_binary("pointwise_div", "div"))
+    s.append(pointwise_binary("pointwise_max", "max"))
+    s.append(pointwise_binary("pointwise_min", "min"))
+    # Norms.
+    s.append(batchnorm_graph("batchnorm_inference", variance_ext=False))
+    s.append(batchnorm_graph("batchnorm_inference_variance_ext", variance_ext=True))
+    s.append(layernorm_graph("layernorm_training", "TRAINING"))
+    s.append(layernorm_graph("layernorm_inference", "INFERENCE"))
+    s.append(layernorm_graph("layernorm_training_2d_normalized", "TRAINING", dims=(2, 3, 4, 5),
+                             normalized_dim_count=2))
+    s.append(rmsnorm_graph("rmsnorm_training", "TRAINING", with_bias=False))
+    s.append(rmsnorm_graph("rmsnorm_inference_bias", "INFERENCE", with_bias=True))
+    # Reductions.
+    s.append(reduction_graph("reduction_add", "ADD", [2, 3, 16], [2, 3, 1]))
+    s.append(reduction_graph("reduction_max", "MAX", [4, 8, 6, 6], [4, 8, 1, 1]))
+    s.append(reduction_graph("reduction_min", "MIN", [4, 8, 6], [1, 8, 1]))
+    s.append(reduction_graph("reduction_mul", "MUL", [3, 5, 4], [3, 5, 1]))
+    s.append(reduction_graph("reduction_avg", "AVG", [2, 6, 10], [2, 1, 10]))
+    s.append(reduction_graph("reduction_norm1", "NORM1", [2, 3, 8], [2, 3, 1]))
+    s.append(reduction_graph("reduction_norm2", "NORM2", [2, 3, 8], [1, 1, 1]))
+    # Pooling.
+    s.append(resample_graph("resample_maxpool_3x3_s2", "MAXPOOL", [2, 4, 9, 9], [3, 3], [2, 2], [1, 1], [1, 1]))
+    s.append(resample_graph("resample_avgpool_include_padding", "AVGPOOL_INCLUDE_PADDING", [2, 4, 8, 8], [3, 3],
+                            [1, 1], [1, 1], [1, 1]))
+    s.append(resample_graph("resample_avgpool_exclude_padding", "AVGPOOL_EXCLUDE_PADDING", [1, 2, 5, 5], [2, 2],
+                            [2, 2], [1, 0], [0, 1]))
+    s.append(resample_graph("resample_maxpool_3d", "MAXPOOL", [1, 2, 4, 6, 6], [2, 2, 2], [2, 2, 2], [0, 0, 0],
+                            [0, 0, 0]))
+    # Fused graphs, fp64, and an op the tool does not execute.
+    s.append(fused_conv_bias_relu())
+    s.append(fused_matmul_bias_gelu())
+    s.append(matmul_graph("matmul_fp64", [16, 24], [24, 8], io="double"))
+    s.append(unsupported_sdpa())
+    return s
+
+
+def to_text(graph):
+    """Indented JSON with arrays of numbers kept on one line (dims, strides, padding)."""
+    text = json.dumps(graph, indent=2)
+    number_list = re.compile(r"\[\s+([-0-9.e,\s]+?)\s+\]")
+    return number_list.sub(lambda m: "[" + ", ".join(v.strip() for v in m.group(1).split(",")) + "]", text) + "\n"
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default=os.path.join(here, "..", "graphs", "samples"))
+    args = parser.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    graphs = samples()
+    names = [g.name for g in graphs]
+    duplicates = {n for n in names if names.count(n) > 1}
+    if duplicates:
+        sys.exit("duplicate sample names: " + ", ".join(sorted(duplicates)))
+    for g in graphs:
+        path = os.path.join(args.out, g.name + ".json")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(to_text(g.to_json()))
+    print("wrote %d graphs to %s" % (len(graphs), os.path.normpath(args.out)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,45 @@
+#pragma once
+// Subcommands of the command line: their options and what they do.
+#include <CLI/CLI.hpp>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "run/run_options.hpp"
+
+namespace dnnbench {
+
+// Documented exit codes (docs/usage.md).
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitError = 1;
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitValidation = 3;
+
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct RunCommand {
+  std::vector<std::string> graphs;
+  std::vector<std::string> providers, engines;
+  RunOptions options;
+  std::int64_t iters = 0;  // 0: adaptive
+  double rtol = -1, atol = -1;
+  std::string output, dump_tensors;
+  bool verbose = false, quiet = false;
+};
+
+struct ListEnginesCommand {
+  std::vector<std::string> graphs;
+  std::vector<std::string> providers;
+};
+
+void add_run_options(CLI::App& app, RunCommand& command);
+void add_list_engines_options(CLI::App& app, ListEnginesCommand& command);
+int execute_run(RunCommand& command, const std::vector<std::string>& command_line);
+int execute_list_engines(const ListEnginesCommand& command);
+int execute_list_providers();
+
+}  // namespace dnnbench

@@ -1,0 +1,26 @@
+#include "graph/cost.hpp"
+
+#include <algorithm>
+
+#include "graph/ops/op_rules.hpp"
+
+namespace dnnbench {
+
+GraphCost graph_cost(const Graph& graph) {
+  GraphCost cost;
+  for (const auto& node : graph.nodes) {
+    const OpRules* rules = find_op_rules(node.type);
+    if (!rules || node.kind == OpKind::unsupported) continue;  // not executed: no figures
+    const NodeCost c = rules->cost(graph, node);
+    cost.flops += c.flops;
+    cost.reduction_length = std::max(cost.reduction_length, c.reduction_length);
+  }
+  // Every tensor the user binds is read or written once; virtual ones stay on chip, and by-value
+  // scalars travel as kernel arguments.
+  for (const auto& t : graph.tensors)
+    if (!t.is_virtual && !t.is_by_value())
+      cost.min_bytes += static_cast<double>(t.element_count()) * static_cast<double>(dtype_size(t.dtype));
+  return cost;
+}
+
+}  // namespace dnnbench

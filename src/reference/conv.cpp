@@ -1,0 +1,334 @@
+// Convolution forward, backward data and backward weights: direct loops over N-d spatial dims
+// (1 to 3), accumulating in fp64. Spatial dims are padded with leading unit dims to three so one
+// implementation serves 1-D, 2-D and 3-D. Each innermost loop runs over the last spatial dim with
+// its valid range precomputed per kernel tap, so no element pays a bounds check.
+//
+// Index relation shared by all three: input position i = o * stride - pre_padding + r * dilation
+// for output position o and kernel tap r. Backward data and backward weights are the exact
+// adjoints of forward with respect to x and w.
+#include <algorithm>
+#include <array>
+#include <string>
+#include <vector>
+
+#include "reference/node_io.hpp"
+#include "reference/parallel.hpp"
+#include "reference/reference.hpp"
+
+namespace dnnbench {
+namespace {
+
+constexpr int kSpatial = 3;
+using Extents = std::array<std::int64_t, kSpatial>;
+
+std::int64_t floor_div(std::int64_t a, std::int64_t b) {
+  return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+  return -floor_div(-a, b);
+}
+
+// Output positions [begin, end) whose input position for one kernel tap lies inside the input.
+struct Range {
+  std::int64_t begin = 0, end = 0;
+};
+
+struct Geometry {
+  std::int64_t n = 0, c = 0, k = 0, groups = 1;  // batch, input channels, output channels
+  Extents in{}, out{}, kernel{}, stride{}, pre{}, dilation{};
+  std::array<std::vector<Range>, kSpatial> valid;  // per spatial dim, per kernel tap
+
+  std::int64_t c_per_group() const { return c / groups; }
+  std::int64_t k_per_group() const { return k / groups; }
+  std::int64_t in_size() const { return in[0] * in[1] * in[2]; }
+  std::int64_t out_size() const { return out[0] * out[1] * out[2]; }
+  std::int64_t kernel_size() const { return kernel[0] * kernel[1] * kernel[2]; }
+  // Input position of output position o and tap r along spatial dim d.
+  std::int64_t input_pos(int d, std::int64_t o, std::int64_t r) const {
+    return o * stride[d] - pre[d] + r * dilation[d];
+  }
+};
+
+// Per-spatial-dim settings with defaults when the list is empty; fails on a wrong length.
+std::vector<std::int64_t> setting(const Node& node, const std::vector<std::int64_t>& given,
+                                  std::size_t spatial, std::int64_t fallback, const char* what) {
+  if (given.empty()) return std::vector<std::int64_t>(spatial, fallback);
+  if (given.size() != spatial)
+    ref::fail(node, std::string(what) + " has " + std::to_string(given.size()) + " entries for " +
+                        std::to_string(spatial) + " spatial dims");
+  return given;
+}
+
+// x: [N, C, in...], w: [K, C/groups, kernel...], y: [N, K, out...].
+Geometry make_geometry(const Node& node, const ConvParams& p, const std::vector<std::int64_t>& x,
+                       const std::vector<std::int64_t>& w, const std::vector<std::int64_t>& y) {
+  const std::size_t rank = x.size();
+  if (rank < 3 || rank > 2 + kSpatial || w.size() != rank || y.size() != rank)
+    ref::fail(node, "convolution needs x, w and y of one rank between 3 and 5");
+  const std::size_t spatial = rank - 2;
+  Geometry g;
+  g.n = x[0];
+  g.c = x[1];
+  g.k = w[0];
+  if (w[1] <= 0 || g.c % w[1] != 0)
+    ref::fail(node, "input channels " + std::to_string(g.c) + " are not a multiple of filter channels " +
+                        std::to_string(w[1]));
+  g.groups = g.c / w[1];
+  if (g.k % g.groups != 0)
+    ref::fail(node, "output channels " + std::to_string(g.k) + " are not a multiple of groups " +
+                        std::to_string(g.groups));
+  if (y[0] != g.n || y[1] != g.k) ref::fail(node, "output batch or channel count disagrees with x and w");
+  const auto pre = setting(node, p.pre_padding, spatial, 0, "pre_padding");
+  const auto stride = setting(node, p.stride, spatial, 1, "stride");
+  const auto dilation = setting(node, p.dilation, spatial, 1, "dilation");
+  const std::size_t lead = kSpatial - spatial;
+  for (int d = 0; d < kSpatial; ++d) {
+    const bool real = static_cast<std::size_t>(d) >= lead;
+    const std::size_t s = real ? d - lead : 0;
+    g.in[d] = real ? x[2 + s] : 1;
+    g.out[d] = real ? y[2 + s] : 1;
+    g.kernel[d] = real ? w[2 + s] : 1;
+    g.stride[d] = real ? stride[s] : 1;
+    g.pre[d] = real ? pre[s] : 0;
+    g.dilation[d] = real ? dilation[s] : 1;
+    if (g.stride[d] < 1 || g.dilation[d] < 1) ref::fail(node, "stride and dilation must be at least 1");
+  }
+  for (int d = 0; d < kSpatial; ++d) {
+    g.valid[d].resize(static_cast<std::size_t>(g.kernel[d]));
+    for (std::int64_t r = 0; r < g.kernel[d]; ++r) {
+      const std::int64_t shift = g.pre[d] - r * g.dilation[d];  // i = o * stride - shift
+      Range range{std::max<std::int64_t>(0, ceil_div(shift, g.stride[d])),
+                  std::min<std::int64_t>(g.out[d], floor_div(g.in[d] - 1 + shift, g.stride[d]) + 1)};
+      if (range.end < range.begin) range.end = range.begin;
+      g.valid[d][static_cast<std::size_t>(r)] = range;
+    }
+  }
+  return g;
+}
+
+const Range& valid(const Geometry& g, int d, std::int64_t r) {
+  return g.valid[d][static_cast<std::size_t>(r)];
+}
+bool inside(const Range& range, std::int64_t o) {
+  return o >= range.begin && o < range.end;
+}
+
+// CONVOLUTION mode is cross-correlation with the filter reversed along every spatial dim.
+Dense flipped(const Dense& w, const Geometry& g) {
+  Dense f(w.dims);
+  const std::int64_t taps = g.kernel_size(), filters = w.size() / std::max<std::int64_t>(taps, 1);
+  for (std::int64_t f_index = 0; f_index < filters; ++f_index)
+    for (std::int64_t t = 0; t < taps; ++t)
+      f.data[f_index * taps + (taps - 1 - t)] = w.data[f_index * taps + t];
+  return f;
+}
+
+// Output channels of one group computed together: each x element loaded feeds four FMAs.
+constexpr std::int64_t kForwardChannels = 4;
+
+// Adds wv[j] * xs[o * stride] to rows[j][o] for the `count` rows j and positions o in [lo, hi).
+void add_taps(double* const* rows, const double* wv, std::int64_t count, const double* xs,
+              std::int64_t stride, std::int64_t lo, std::int64_t hi) {
+  if (count == kForwardChannels && stride == 1) {
+    double* __restrict y0 = rows[0];
+    double* __restrict y1 = rows[1];
+    double* __restrict y2 = rows[2];
+    double* __restrict y3 = rows[3];
+    const double* __restrict x = xs;
+    const double w0 = wv[0], w1 = wv[1], w2 = wv[2], w3 = wv[3];
+    for (std::int64_t o = lo; o < hi; ++o) {
+      const double xv = x[o];
+      y0[o] += w0 * xv;
+      y1[o] += w1 * xv;
+      y2[o] += w2 * xv;
+      y3[o] += w3 * xv;
+    }
+    return;
+  }
+  for (std::int64_t j = 0; j < count; ++j) {
+    double* __restrict y_row = rows[j];
+    const double w_j = wv[j];
+    for (std::int64_t o = lo; o < hi; ++o) y_row[o] += w_j * xs[o * stride];
+  }
+}
+
+// Forward: one task per output row (n, o0, o1) of a block of up to kForwardChannels output
+// channels of one group; the innermost loop runs along the rows.
+void forward(const Geometry& g, const double* x, const double* w, double* y) {
+  const std::int64_t cg = g.c_per_group(), kg = g.k_per_group(), in_size = g.in_size(),
+                     taps = g.kernel_size();
+  const std::int64_t blocks_per_group = (kg + kForwardChannels - 1) / kForwardChannels;
+  const std::int64_t blocks = g.groups * blocks_per_group, plane_rows = g.out[0] * g.out[1];
+  parallel_for(g.n * blocks * plane_rows, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t task = begin; task < end; ++task) {
+      const std::int64_t o1 = task % g.out[1], o0 = task / g.out[1] % g.out[0];
+      const std::int64_t block = task / plane_rows % blocks, n = task / (plane_rows * blocks);
+      const std::int64_t group = block / blocks_per_group;
+      const std::int64_t k0 = group * kg + block % blocks_per_group * kForwardChannels;
+      const std::int64_t count = std::min(kForwardChannels, (group + 1) * kg - k0);
+      double* rows[kForwardChannels];
+      for (std::int64_t j = 0; j < count; ++j)
+        rows[j] = y + (((n * g.k + k0 + j) * g.out[0] + o0) * g.out[1] + o1) * g.out[2];
+      for (std::int64_t c = 0; c < cg; ++c) {
+        const double* x_plane = x + (n * g.c + group * cg + c) * in_size;
+        for (std::int64_t r0 = 0; r0 < g.kernel[0]; ++r0) {
+          if (!inside(valid(g, 0, r0), o0)) continue;
+          const std::int64_t i0 = g.input_pos(0, o0, r0);
+          for (std::int64_t r1 = 0; r1 < g.kernel[1]; ++r1) {
+            if (!inside(valid(g, 1, r1), o1)) continue;
+            const double* x_row = x_plane + (i0 * g.in[1] + g.input_pos(1, o1, r1)) * g.in[2];
+            for (std::int64_t r2 = 0; r2 < g.kernel[2]; ++r2) {
+              const std::int64_t tap = (r0 * g.kernel[1] + r1) * g.kernel[2] + r2;
+              double wv[kForwardChannels];
+              for (std::int64_t j = 0; j < count; ++j) wv[j] = w[((k0 + j) * cg + c) * taps + tap];
+              const auto [lo, hi] = valid(g, 2, r2);
+              add_taps(rows, wv, count, x_row + g.input_pos(2, 0, r2), g.stride[2], lo, hi);
+            }
+          }
+        }
+      }
+    }
+  });
+}
+
+// Backward data: one task per dx row (n, c, i0, i1); taps whose output position is not an integer
+// inside dy are skipped, then the row is scattered along the last dim.
+void backward_data(const Geometry& g, const double* dy, const double* w, double* dx) {
+  const std::int64_t rows = g.n * g.c * g.in[0] * g.in[1];
+  const std::int64_t cg = g.c_per_group(), kg = g.k_per_group(), out_size = g.out_size();
+  // Output position o with input_pos(d, o, r) == i, or -1 when there is none.
+  auto output_pos = [&](int d, std::int64_t i, std::int64_t r) -> std::int64_t {
+    const std::int64_t t = i + g.pre[d] - r * g.dilation[d];
+    if (t < 0 || t % g.stride[d] != 0 || t / g.stride[d] >= g.out[d]) return -1;
+    return t / g.stride[d];
+  };
+  parallel_for(rows, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t row = begin; row < end; ++row) {
+      const std::int64_t i1 = row % g.in[1], i0 = row / g.in[1] % g.in[0];
+      const std::int64_t c = row / (g.in[0] * g.in[1]) % g.c, n = row / (g.in[0] * g.in[1] * g.c);
+      const std::int64_t group = c / cg, c_local = c % cg;
+      double* __restrict dx_row = dx + row * g.in[2];
+      for (std::int64_t kk = 0; kk < kg; ++kk) {
+        const std::int64_t k = group * kg + kk;
+        const double* dy_plane = dy + (n * g.k + k) * out_size;
+        const double* w_filter = w + (k * cg + c_local) * g.kernel_size();
+        for (std::int64_t r0 = 0; r0 < g.kernel[0]; ++r0) {
+          const std::int64_t o0 = output_pos(0, i0, r0);
+          if (o0 < 0) continue;
+          for (std::int64_t r1 = 0; r1 < g.kernel[1]; ++r1) {
+            const std::int64_t o1 = output_pos(1, i1, r1);
+            if (o1 < 0) continue;
+            const double* __restrict dy_row = dy_plane + (o0 * g.out[1] + o1) * g.out[2];
+            const double* w_taps = w_filter + (r0 * g.kernel[1] + r1) * g.kernel[2];
+            for (std::int64_t r2 = 0; r2 < g.kernel[2]; ++r2) {
+              const double wv = w_taps[r2];
+              const auto [lo, hi] = valid(g, 2, r2);
+              double* dxs = dx_row + g.input_pos(2, 0, r2);
+              if (g.stride[2] == 1) {
+                for (std::int64_t o = lo; o < hi; ++o) dxs[o] += wv * dy_row[o];
+              } else {
+                for (std::int64_t o = lo; o < hi; ++o) dxs[o * g.stride[2]] += wv * dy_row[o];
+              }
+            }
+          }
+        }
+      }
+    }
+  });
+}
+
+// Dot product with four partial sums so the compiler can vectorise without reassociation flags.
+double dot(const double* __restrict a, const double* __restrict b, std::int64_t b_stride, std::int64_t n) {
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  std::int64_t j = 0;
+  if (b_stride == 1) {
+    for (; j + 4 <= n; j += 4) {
+      s0 += a[j] * b[j];
+      s1 += a[j + 1] * b[j + 1];
+      s2 += a[j + 2] * b[j + 2];
+      s3 += a[j + 3] * b[j + 3];
+    }
+  }
+  for (; j < n; ++j) s0 += a[j] * b[j * b_stride];
+  return (s0 + s1) + (s2 + s3);
+}
+
+// Backward weights: one task per filter (k, c); its taps sum over batch and output positions.
+void backward_weights(const Geometry& g, const double* x, const double* dy, double* dw) {
+  const std::int64_t cg = g.c_per_group(), kg = g.k_per_group();
+  const std::int64_t in_size = g.in_size(), out_size = g.out_size(), taps = g.kernel_size();
+  parallel_for(g.k * cg, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t filter = begin; filter < end; ++filter) {
+      const std::int64_t k = filter / cg, c = (k / kg) * cg + filter % cg;
+      double* dw_filter = dw + filter * taps;
+      for (std::int64_t n = 0; n < g.n; ++n) {
+        const double* x_plane = x + (n * g.c + c) * in_size;
+        const double* dy_plane = dy + (n * g.k + k) * out_size;
+        for (std::int64_t r0 = 0; r0 < g.kernel[0]; ++r0) {
+          const auto [lo0, hi0] = valid(g, 0, r0);
+          for (std::int64_t r1 = 0; r1 < g.kernel[1]; ++r1) {
+            const auto [lo1, hi1] = valid(g, 1, r1);
+            double* dw_taps = dw_filter + (r0 * g.kernel[1] + r1) * g.kernel[2];
+            for (std::int64_t o0 = lo0; o0 < hi0; ++o0) {
+              const std::int64_t i0 = g.input_pos(0, o0, r0);
+              for (std::int64_t o1 = lo1; o1 < hi1; ++o1) {
+                const double* dy_row = dy_plane + (o0 * g.out[1] + o1) * g.out[2];
+                const double* x_row = x_plane + (i0 * g.in[1] + g.input_pos(1, o1, r1)) * g.in[2];
+                for (std::int64_t r2 = 0; r2 < g.kernel[2]; ++r2) {
+                  const auto [lo, hi] = valid(g, 2, r2);
+                  if (hi <= lo) continue;
+                  dw_taps[r2] += dot(dy_row + lo, x_row + g.input_pos(2, lo, r2), g.stride[2], hi - lo);
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  });
+}
+
+}  // namespace
+
+void reference_conv(const Graph& graph, const Node& node, Values& values) {
+  const auto& p = ref::params<ConvParams>(node);
+  switch (node.kind) {
+    case OpKind::conv_fwd: {
+      const Dense& x = ref::input(graph, node, values, "x");
+      const Dense& w = ref::input(graph, node, values, "w");
+      Dense& y = ref::output(graph, node, values, "y");
+      const Geometry g = make_geometry(node, p, x.dims, w.dims, y.dims);
+      if (p.cross_correlation) {
+        forward(g, x.data.data(), w.data.data(), y.data.data());
+      } else {
+        forward(g, x.data.data(), flipped(w, g).data.data(), y.data.data());
+      }
+      return;
+    }
+    case OpKind::conv_bwd_data: {
+      const Dense& dy = ref::input(graph, node, values, "dy");
+      const Dense& w = ref::input(graph, node, values, "w");
+      Dense& dx = ref::output(graph, node, values, "dx");
+      const Geometry g = make_geometry(node, p, dx.dims, w.dims, dy.dims);
+      if (p.cross_correlation) {
+        backward_data(g, dy.data.data(), w.data.data(), dx.data.data());
+      } else {
+        backward_data(g, dy.data.data(), flipped(w, g).data.data(), dx.data.data());
+      }
+      return;
+    }
+    case OpKind::conv_bwd_weights: {
+      const Dense& x = ref::input(graph, node, values, "x");
+      const Dense& dy = ref::input(graph, node, values, "dy");
+      Dense& dw = ref::output(graph, node, values, "dw");
+      const Geometry g = make_geometry(node, p, x.dims, dw.dims, dy.dims);
+      backward_weights(g, x.data.data(), dy.data.data(), dw.data.data());
+      if (!p.cross_correlation) dw = flipped(dw, g);
+      return;
+    }
+    default:
+      ref::fail(node, "not a convolution");
+  }
+}
+
+}  // namespace dnnbench

@@ -1,0 +1,46 @@
+#include "reference/reference.hpp"
+
+#include "reference/node_io.hpp"
+
+namespace dnnbench {
+
+void run_reference(const Graph& graph, Values& values) {
+  // By-value scalars (epsilon, ...) need no binding: take them from the graph when absent.
+  for (const auto& tensor : graph.tensors)
+    if (tensor.scalar_value && !values.contains(tensor.uid))
+      values[tensor.uid] = Dense(tensor.dims, *tensor.scalar_value);
+  for (const auto& node : graph.nodes) {
+    switch (node.kind) {
+      case OpKind::conv_fwd:
+      case OpKind::conv_bwd_data:
+      case OpKind::conv_bwd_weights:
+        reference_conv(graph, node, values);
+        break;
+      case OpKind::matmul:
+        reference_matmul(graph, node, values);
+        break;
+      case OpKind::pointwise:
+        reference_pointwise(graph, node, values);
+        break;
+      case OpKind::batchnorm_inference:
+        reference_batchnorm(graph, node, values);
+        break;
+      case OpKind::layernorm:
+        reference_layernorm(graph, node, values);
+        break;
+      case OpKind::rmsnorm:
+        reference_rmsnorm(graph, node, values);
+        break;
+      case OpKind::reduction:
+        reference_reduction(graph, node, values);
+        break;
+      case OpKind::resample:
+        reference_resample(graph, node, values);
+        break;
+      case OpKind::unsupported:
+        ref::fail(node, "op type '" + node.type + "' is not supported by the reference");
+    }
+  }
+}
+
+}  // namespace dnnbench

@@ -1,0 +1,140 @@
+#include "report/json_report.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <stdexcept>
+
+namespace dnnbench {
+namespace {
+
+using nlohmann::json;
+
+template <class T>
+json opt(const std::optional<T>& value) {
+  return value ? json(*value) : json(nullptr);
+}
+
+// Non-finite numbers are not JSON: they are written as null.
+json num(double value) { return std::isfinite(value) ? json(value) : json(nullptr); }
+
+json timing_to_json(const std::optional<TimingInfo>& timing) {
+  if (!timing) return nullptr;
+  return {{"method", timing->method},
+          {"stopping_rule", timing->rule},
+          {"converged", timing->converged},
+          {"warmup", timing->warmup},
+          {"elapsed_ms", timing->elapsed_ms},
+          {"samples_ms", timing->samples_ms.empty() ? json(nullptr) : json(timing->samples_ms)}};
+}
+
+json correctness_to_json(const std::optional<Correctness>& c) {
+  if (!c) return nullptr;
+  json outputs = json::array();
+  for (const auto& o : c->outputs)
+    outputs.push_back({{"tensor", o.tensor},
+                       {"passed", o.passed},
+                       {"max_abs_diff", num(o.max_abs_diff)},
+                       {"max_rel_diff", num(o.max_rel_diff)},
+                       {"norm_rel_error", num(o.norm_rel_error)},
+                       {"mismatches", o.mismatches},
+                       {"nonfinite", o.nonfinite},
+                       {"first_mismatch", o.first_mismatch.empty() ? json(nullptr) : json(o.first_mismatch)},
+                       {"rtol", o.rtol},
+                       {"atol", o.atol},
+                       {"tolerance_basis", o.tolerance_basis}});
+  return {{"passed", c->passed},
+          {"max_abs_diff", num(c->max_abs_diff)},
+          {"max_rel_diff", num(c->max_rel_diff)},
+          {"norm_rel_error", num(c->norm_rel_error)},
+          {"rtol", c->rtol},
+          {"atol", c->atol},
+          {"reference", c->reference},
+          {"outputs", outputs}};
+}
+
+double per_second(double amount, const std::optional<Stats>& stats) {
+  return stats && stats->median > 0 ? amount / (stats->median * 1e-3) : 0.0;
+}
+
+}  // namespace
+
+json stats_to_json(const std::optional<Stats>& s) {
+  if (!s) return nullptr;
+  return {{"n", s->n},           {"mean_ms", s->mean},     {"median_ms", s->median}, {"stddev_ms", s->stddev},
+          {"min_ms", s->min},    {"max_ms", s->max},       {"p5_ms", s->p5},         {"p95_ms", s->p95},
+          {"p99_ms", s->p99},    {"median_ci95_ms", {s->median_ci_lo, s->median_ci_hi}}};
+}
+
+json row_to_json(const RowResult& row) {
+  // Throughput from the kernel time where there is one, else from the host time.
+  const auto& basis = row.gpu_kernel_stats ? row.gpu_kernel_stats : row.host_stats;
+  const bool timed = basis.has_value() && basis->n > 0;
+  return {{"provider", row.provider},
+          {"engine_id", opt(row.engine_id)},
+          {"engine_name", opt(row.engine_name)},
+          {"engine_notes", row.engine_notes},
+          {"status", row_status_name(row.status)},
+          {"passed", row.passed()},
+          {"skip_reason", opt(row.skip_reason)},
+          {"error_message", opt(row.error_message)},
+          {"plan_name", opt(row.plan_name)},
+          {"plan_notes", row.plan_notes},
+          {"cpu_build_time_ms", opt(row.cpu_build_time_ms)},
+          {"bind_time_ms", opt(row.bind_time_ms)},
+          {"workspace_bytes", opt(row.workspace_bytes)},
+          {"host_stats", stats_to_json(row.host_stats)},
+          {"gpu_kernel_stats", stats_to_json(row.gpu_kernel_stats)},
+          {"timing", timing_to_json(row.timing)},
+          {"analytical_flops", row.analytical_flops},
+          {"analytical_io_bytes", row.analytical_io_bytes},
+          {"flops_per_second", timed ? json(per_second(row.analytical_flops, basis)) : json(nullptr)},
+          {"io_bytes_per_second", timed ? json(per_second(row.analytical_io_bytes, basis)) : json(nullptr)},
+          {"correctness", correctness_to_json(row.correctness)}};
+}
+
+json graph_to_json(const GraphResult& g) {
+  json rows = json::array();
+  for (const auto& row : g.results) rows.push_back(row_to_json(row));
+  return {{"graph_name", g.graph_name},
+          {"graph_path", g.graph_path},
+          {"status", g.ok ? "ok" : "error"},
+          {"error_message", opt(g.error_message)},
+          {"analytical_flops", g.analytical_flops},
+          {"analytical_io_bytes", g.analytical_io_bytes},
+          {"results", rows}};
+}
+
+json suite_to_json(const SuiteResult& suite) {
+  const auto s = suite.summary();
+  json graphs = json::array();
+  for (const auto& g : suite.graphs) graphs.push_back(graph_to_json(g));
+  return {{"schema_version", kResultsSchemaVersion},
+          {"complete", suite.complete},
+          {"metadata", suite.metadata},
+          {"summary",
+           {{"graphs", s.graphs},
+            {"graph_errors", s.graph_errors},
+            {"rows", s.rows},
+            {"passed", s.passed},
+            {"failed", s.failed},
+            {"skipped", s.skipped},
+            {"errors", s.errors}}},
+          {"exit_code", exit_code_for(suite)},
+          {"graphs", graphs}};
+}
+
+void write_json_file(const std::filesystem::path& path, const json& document) {
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
+  const auto temporary = path.string() + ".tmp";
+  {
+    std::ofstream file(temporary);
+    if (!file) throw std::runtime_error("cannot write results file " + temporary);
+    file << document.dump(2) << '\n';
+    if (!file) throw std::runtime_error("error writing results file " + temporary);
+  }
+  std::error_code ec;
+  std::filesystem::rename(temporary, path, ec);
+  if (ec) throw std::runtime_error("cannot move " + temporary + " to " + path.string() + ": " + ec.message());
+}
+
+}  // namespace dnnbench

@@ -1,0 +1,22 @@
+#pragma once
+// The row runner: one (graph, provider, engine) measurement. Whatever goes wrong becomes the
+// row's status and message; nothing throws past it.
+#include "providers/provider.hpp"
+#include "report/results.hpp"
+#include "run/graph_data.hpp"
+#include "run/run_options.hpp"
+
+namespace dnnbench {
+
+// OOTB pass: heuristic plan -> build (timed) -> bind (poisoned outputs) -> checked run ->
+// warm-up -> measure (stopping rule) -> re-check the outputs of the last execution.
+RowResult run_row(GraphData& data, Provider& provider, Stream& stream, const EngineInfo& engine,
+                  const RunOptions& options);
+
+// A row that never ran (provider cannot express the graph, unsupported op, ...).
+RowResult skipped_row(const GraphData* data, std::string_view provider, std::string reason);
+
+// Directory name for an engine id: characters outside [A-Za-z0-9._-] become '_'.
+std::string sanitize_for_path(std::string_view text);
+
+}  // namespace dnnbench

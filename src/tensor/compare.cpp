@@ -1,0 +1,76 @@
+#include "tensor/compare.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+namespace dnnbench {
+
+Tolerance default_tolerance(DataType output_type, std::int64_t reduction_length) {
+  // Base values: an output rounded once to the type is off by half an ulp (fp32 6e-8, fp16
+  // 4.9e-4, bf16 3.9e-3); libraries reorder sums and some down-convert, so allow a few ulps.
+  double rtol = 1e-5, atol = 1e-5;
+  std::string name(dtype_name(output_type));
+  switch (output_type) {
+    case DataType::f64: rtol = 1e-10, atol = 1e-10; break;
+    case DataType::f32: rtol = 1e-5, atol = 1e-5; break;
+    case DataType::f16: rtol = 2e-3, atol = 2e-3; break;
+    case DataType::bf16: rtol = 1.6e-2, atol = 1.6e-2; break;
+    default: rtol = 0, atol = 0; break;  // integers must match exactly
+  }
+  const double scale = std::max(1.0, std::sqrt(static_cast<double>(std::max<std::int64_t>(reduction_length, 1)) / 64.0));
+  return {rtol, atol * scale, fmt::format("default {}, reduction length {}", name, reduction_length)};
+}
+
+namespace {
+
+std::string index_text(const std::vector<std::int64_t>& dims, std::int64_t linear) {
+  std::vector<std::int64_t> index(dims.size());
+  for (std::size_t k = dims.size(); k-- > 0;) {
+    index[k] = linear % dims[k];
+    linear /= dims[k];
+  }
+  return fmt::format("[{}]", fmt::join(index, ","));
+}
+
+}  // namespace
+
+CompareResult compare_values(const Dense& out, const Dense& ref, const Tolerance& tol) {
+  CompareResult r;
+  r.elements = ref.size();
+  if (out.dims != ref.dims) {
+    r.passed = false;
+    r.first_mismatch = "shapes differ";
+    return r;
+  }
+  double diff_sq = 0, ref_sq = 0;
+  for (std::int64_t i = 0; i < ref.size(); ++i) {
+    const double got = out.data[static_cast<std::size_t>(i)];
+    const double want = ref.data[static_cast<std::size_t>(i)];
+    bool ok;
+    if (!std::isfinite(got) || !std::isfinite(want)) {
+      // Non-finite values pass only when the reference has the same (NaN with NaN, same-signed Inf).
+      ok = (std::isnan(got) && std::isnan(want)) || (std::isinf(got) && got == want);
+      if (!ok && !std::isfinite(got)) ++r.nonfinite;
+    } else {
+      const double abs_diff = std::abs(got - want);
+      const double rel_diff = want != 0 ? abs_diff / std::abs(want) : (abs_diff == 0 ? 0 : INFINITY);
+      r.max_abs_diff = std::max(r.max_abs_diff, abs_diff);
+      if (std::isfinite(rel_diff)) r.max_rel_diff = std::max(r.max_rel_diff, rel_diff);
+      diff_sq += abs_diff * abs_diff;
+      ref_sq += want * want;
+      ok = abs_diff <= tol.atol + tol.rtol * std::abs(want);
+    }
+    if (!ok) {
+      if (r.mismatches == 0)
+        r.first_mismatch = fmt::format("index {}: got {}, expected {}", index_text(ref.dims, i), got, want);
+      ++r.mismatches;
+    }
+  }
+  r.norm_rel_error = ref_sq > 0 ? std::sqrt(diff_sq / ref_sq) : std::sqrt(diff_sq);
+  if (r.nonfinite > 0) r.norm_rel_error = INFINITY;
+  r.passed = r.mismatches == 0;
+  return r;
+}
+
+}  // namespace dnnbench

@@ -1,0 +1,32 @@
+#pragma once
+// Comparison of a provider's outputs with the reference: one core shared by every op and
+// provider. An element passes when |out - ref| <= atol + rtol * |ref|; NaN or Inf where the
+// reference is finite always fails.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "tensor/dense.hpp"
+#include "tensor/dtype.hpp"
+
+namespace dnnbench {
+
+struct Tolerance {
+  double rtol = 0, atol = 0;
+  std::string basis;  // how it was chosen, e.g. "default half, reduction 576" or "--rtol/--atol"
+};
+
+// Per-dtype defaults, scaled with the reduction length: rounding error of a sum of n terms
+// grows like sqrt(n) for random-signed data, so atol grows with sqrt(n / 64) past 64 terms.
+Tolerance default_tolerance(DataType output_type, std::int64_t reduction_length);
+
+struct CompareResult {
+  bool passed = true;
+  double max_abs_diff = 0, max_rel_diff = 0, norm_rel_error = 0;
+  std::int64_t elements = 0, mismatches = 0, nonfinite = 0;
+  std::string first_mismatch;  // e.g. "index [0,3,1,2]: got nan, expected 0.25"
+};
+
+CompareResult compare_values(const Dense& out, const Dense& ref, const Tolerance& tol);
+
+}  // namespace dnnbench

@@ -1,0 +1,79 @@
+#include "tensor/fill.hpp"
+
+#include <cmath>
+
+namespace dnnbench {
+
+std::uint64_t splitmix64(std::uint64_t& state) {
+  std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+namespace {
+
+bool consumed_as(const Graph& graph, std::int64_t uid, OpKind kind, std::string_view role) {
+  for (const auto& node : graph.nodes)
+    if (node.kind == kind && node.input(role) == uid) return true;
+  return false;
+}
+
+bool feeds_positive_only_pointwise(const Graph& graph, std::int64_t uid) {
+  for (const auto& node : graph.nodes) {
+    if (node.kind != OpKind::pointwise) continue;
+    const auto& p = node.as<PointwiseParams>();
+    const bool positive_domain = p.op == PointwiseOp::log || p.op == PointwiseOp::sqrt ||
+                                 p.op == PointwiseOp::rsqrt || p.op == PointwiseOp::pow;
+    if (positive_domain && node.input("in_0") == uid) return true;
+  }
+  return false;
+}
+
+bool is_divisor(const Graph& graph, std::int64_t uid) {
+  for (const auto& node : graph.nodes) {
+    if (node.kind != OpKind::pointwise) continue;
+    const auto& p = node.as<PointwiseParams>();
+    if (p.op == PointwiseOp::div && node.input("in_1") == uid) return true;
+    if (p.op == PointwiseOp::recip && node.input("in_0") == uid) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+FillRange fill_range_for(const Graph& graph, std::int64_t uid) {
+  const auto& desc = graph.tensor(uid);
+  if (!dtype_is_floating(desc.dtype)) {
+    if (desc.dtype == DataType::u8) return {0, 15, false};
+    return {-8, 8, false};  // small integers: products and sums stay exact in int32
+  }
+  if (consumed_as(graph, uid, OpKind::batchnorm_inference, "variance") ||
+      consumed_as(graph, uid, OpKind::batchnorm_inference, "inv_variance"))
+    return {0.5, 2.0, true};
+  if (feeds_positive_only_pointwise(graph, uid)) return {0.25, 4.0, true};
+  if (is_divisor(graph, uid)) return {0.5, 2.0, true};
+  return {-1.0, 1.0, false};
+}
+
+Dense seeded_values(const TensorDesc& desc, FillRange range, std::uint64_t seed) {
+  Dense out(desc.dims);
+  // Per-tensor stream: the same uid gets the same values whatever else the graph holds.
+  std::uint64_t state = seed ^ (0xd1b54a32d192ed03ull * static_cast<std::uint64_t>(desc.uid + 1));
+  const bool integral = !dtype_is_floating(desc.dtype);
+  // A 1/64 grid keeps values exact in bf16 (8 significant bits) for |v| < 4.
+  const double step = integral ? 1.0 : 1.0 / 64.0;
+  const auto lo = static_cast<std::int64_t>(std::ceil(range.lo / step));
+  const auto hi = static_cast<std::int64_t>(std::floor(range.hi / step));
+  const auto span = static_cast<std::uint64_t>(hi - lo + 1);
+  for (auto& v : out.data) {
+    std::int64_t k;
+    do {
+      k = lo + static_cast<std::int64_t>(splitmix64(state) % span);
+    } while ((range.exclude_zero || !integral) && k == 0);  // no exact zeros in float fills
+    v = static_cast<double>(k) * step;
+  }
+  return out;
+}
+
+}  // namespace dnnbench

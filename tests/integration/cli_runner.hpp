@@ -1,0 +1,71 @@
+#pragma once
+// Runs the real dnnbench binary and captures its exit code, stdout and stderr.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace dnnbench::testing {
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+inline std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+inline std::string read_text(const std::filesystem::path& path) {
+  std::ifstream file(path);
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+// A fresh temporary folder per test, removed by the destructor.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "dnnbench-test-XXXXXX").string();
+    path_ = mkdtemp(pattern.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+inline CliResult run_cli(const std::vector<std::string>& args) {
+  TempDir dir;
+  std::string command = shell_quote(DNNBENCH_BINARY);
+  for (const auto& a : args) command += " " + shell_quote(a);
+  command += " >" + shell_quote((dir / "out").string()) + " 2>" + shell_quote((dir / "err").string()) + " </dev/null";
+  const int status = std::system(command.c_str());
+  CliResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = read_text(dir / "out");
+  r.err = read_text(dir / "err");
+  return r;
+}
+
+inline std::string source_path(const std::string& relative) { return std::string(DNNBENCH_SOURCE_DIR) + "/" + relative; }
+
+// Quick timing options so integration tests spend their time on checks, not on sampling.
+inline std::vector<std::string> quick_timing() { return {"--warmup", "1", "--iters", "3"}; }
+
+}  // namespace dnnbench::testing

@@ -1,0 +1,68 @@
+#include "measure/stopping_rule.hpp"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+namespace dnnbench {
+namespace {
+
+TEST(StoppingRule, FixedCountStopsAtCount) {
+  FixedCountRule rule(4);
+  int n = 0;
+  while (!rule.finished()) rule.add(1.0 + n++);
+  EXPECT_EQ(n, 4);
+  EXPECT_TRUE(rule.converged());
+  EXPECT_DOUBLE_EQ(rule.elapsed_ms(), 1 + 2 + 3 + 4);
+}
+
+TEST(StoppingRule, AdaptiveConvergesQuicklyOnLowNoise) {
+  AdaptiveLimits limits;
+  limits.min_time_ms = 0;
+  AdaptiveMedianRule rule(limits);
+  std::mt19937_64 rng(3);
+  std::normal_distribution<double> noise(1.0, 0.002);  // 0.2% noise
+  while (!rule.finished()) rule.add(noise(rng));
+  EXPECT_TRUE(rule.converged());
+  EXPECT_LE(rule.samples().size(), 20u);
+  EXPECT_GE(rule.samples().size(), static_cast<std::size_t>(limits.min_iters));
+}
+
+TEST(StoppingRule, AdaptiveHonoursMinimumTime) {
+  AdaptiveLimits limits;
+  limits.min_time_ms = 100;
+  AdaptiveMedianRule rule(limits);
+  while (!rule.finished()) rule.add(1.0);  // perfectly stable, 1 ms each
+  EXPECT_TRUE(rule.converged());
+  EXPECT_GE(rule.elapsed_ms(), 100);
+}
+
+TEST(StoppingRule, AdaptiveStopsAtIterationCapOnHeavyTails) {
+  AdaptiveLimits limits;
+  limits.min_time_ms = 0;
+  limits.max_iters = 300;
+  limits.max_time_ms = 1e12;
+  limits.target_ci_rel = 0.001;
+  AdaptiveMedianRule rule(limits);
+  std::mt19937_64 rng(5);
+  std::cauchy_distribution<double> heavy(1.0, 0.5);
+  while (!rule.finished()) rule.add(std::abs(heavy(rng)) + 0.01);
+  EXPECT_FALSE(rule.converged());
+  EXPECT_EQ(rule.samples().size(), 300u);
+}
+
+TEST(StoppingRule, AdaptiveStopsAtTimeCap) {
+  AdaptiveLimits limits;
+  limits.max_time_ms = 50;
+  limits.target_ci_rel = 1e-9;
+  AdaptiveMedianRule rule(limits);
+  std::mt19937_64 rng(9);
+  std::uniform_real_distribution<double> u(1.0, 3.0);
+  while (!rule.finished()) rule.add(u(rng));
+  EXPECT_FALSE(rule.converged());
+  EXPECT_GE(rule.elapsed_ms(), 50);
+  EXPECT_LT(rule.elapsed_ms(), 53);
+}
+
+}  // namespace
+}  // namespace dnnbench

@@ -1,0 +1,121 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+
+#include "../support/graph_builder.hpp"
+#include "tensor/compare.hpp"
+#include "tensor/fill.hpp"
+#include "tensor/host_tensor.hpp"
+
+namespace dnnbench {
+namespace {
+
+using testing::GraphBuilder;
+
+Dense dense(std::vector<std::int64_t> dims, std::vector<double> data) {
+  Dense d(std::move(dims));
+  d.data = std::move(data);
+  return d;
+}
+
+TEST(Compare, ExactMatchPasses) {
+  const auto r = compare_values(dense({2}, {1, 2}), dense({2}, {1, 2}), {1e-5, 1e-5, ""});
+  EXPECT_TRUE(r.passed);
+  EXPECT_EQ(r.max_abs_diff, 0);
+  EXPECT_EQ(r.norm_rel_error, 0);
+}
+
+TEST(Compare, ReportsErrorsAndFirstMismatchIndex) {
+  const auto r = compare_values(dense({2, 2}, {1, 2, 3, 4.5}), dense({2, 2}, {1, 2, 3, 4}), {1e-3, 1e-3, ""});
+  EXPECT_FALSE(r.passed);
+  EXPECT_EQ(r.mismatches, 1);
+  EXPECT_DOUBLE_EQ(r.max_abs_diff, 0.5);
+  EXPECT_DOUBLE_EQ(r.max_rel_diff, 0.125);
+  EXPECT_NEAR(r.norm_rel_error, 0.5 / std::sqrt(1 + 4 + 9 + 16), 1e-12);
+  EXPECT_NE(r.first_mismatch.find("[1,1]"), std::string::npos) << r.first_mismatch;
+}
+
+TEST(Compare, ToleranceIsAbsolutePlusRelative) {
+  const Tolerance tol{0.1, 0.01, ""};
+  EXPECT_TRUE(compare_values(dense({1}, {10.9}), dense({1}, {10}), tol).passed);   // 0.9 <= 0.01 + 1.0
+  EXPECT_FALSE(compare_values(dense({1}, {11.1}), dense({1}, {10}), tol).passed);  // 1.1 > 1.01
+  EXPECT_TRUE(compare_values(dense({1}, {0.009}), dense({1}, {0}), tol).passed);
+}
+
+TEST(Compare, NanOrInfWhereReferenceIsFiniteAlwaysFails) {
+  const Tolerance loose{1e9, 1e9, ""};
+  const auto r = compare_values(dense({2}, {NAN, INFINITY}), dense({2}, {1, 1}), loose);
+  EXPECT_FALSE(r.passed);
+  EXPECT_EQ(r.nonfinite, 2);
+  EXPECT_TRUE(compare_values(dense({1}, {NAN}), dense({1}, {NAN}), loose).passed);
+}
+
+TEST(Compare, DefaultTolerancesPerTypeScaleWithReductionLength) {
+  const auto f32 = default_tolerance(DataType::f32, 1);
+  const auto f16 = default_tolerance(DataType::f16, 1);
+  const auto bf16 = default_tolerance(DataType::bf16, 1);
+  EXPECT_LT(f32.rtol, f16.rtol);
+  EXPECT_LT(f16.rtol, bf16.rtol);
+  EXPECT_EQ(default_tolerance(DataType::i32, 100).atol, 0);
+  EXPECT_DOUBLE_EQ(default_tolerance(DataType::f32, 64 * 16).atol, 4 * f32.atol);
+  EXPECT_EQ(default_tolerance(DataType::f32, 64 * 16).rtol, f32.rtol);
+  EXPECT_NE(default_tolerance(DataType::f16, 576).basis.find("576"), std::string::npos);
+}
+
+TEST(Fill, SeededFillsAreDeterministicPerUidAndNeverZero) {
+  GraphBuilder b;
+  const auto x = b.tensor("x", {4, 64});
+  const auto& desc = b.graph().tensors[0];
+  const auto a = seeded_values(desc, {}, 1);
+  EXPECT_EQ(a.data, seeded_values(desc, {}, 1).data);
+  EXPECT_NE(a.data, seeded_values(desc, {}, 2).data);
+  std::set<double> distinct(a.data.begin(), a.data.end());
+  EXPECT_GT(distinct.size(), 50u);
+  for (double v : a.data) {
+    EXPECT_NE(v, 0.0);
+    EXPECT_GE(v, -1.0);
+    EXPECT_LE(v, 1.0);
+    EXPECT_EQ(v, round_to(DataType::bf16, v)) << "fill values must be exact in bf16";
+  }
+  (void)x;
+}
+
+TEST(Fill, RangesFollowHowTheGraphUsesATensor) {
+  GraphBuilder b;
+  const auto x = b.tensor("x", {8});
+  const auto y = b.tensor("y", {8});
+  const auto d = b.tensor("d", {8});
+  const auto o1 = b.virtual_tensor("o1", {8});
+  const auto o2 = b.tensor("o2", {8});
+  PointwiseParams log_op;
+  log_op.op = PointwiseOp::log;
+  PointwiseParams div_op;
+  div_op.op = PointwiseOp::div;
+  b.node("PointwiseAttributes", OpKind::pointwise, {{"in_0", x}}, {{"out_0", o1}}, log_op);
+  b.node("PointwiseAttributes", OpKind::pointwise, {{"in_0", o1}, {"in_1", d}}, {{"out_0", o2}}, div_op);
+  const auto& g = b.graph();
+  EXPECT_GT(fill_range_for(g, x).lo, 0);
+  EXPECT_TRUE(fill_range_for(g, d).exclude_zero);
+  EXPECT_GT(fill_range_for(g, d).lo, 0);
+  EXPECT_LT(fill_range_for(g, y).lo, 0);
+}
+
+TEST(HostTensor, StridedStorageRoundTripsAndPoisonIsNan) {
+  GraphBuilder b;
+  // NHWC storage of a [1, 3, 2, 2] tensor.
+  b.tensor("x", {1, 3, 2, 2}, DataType::f16, testing::channels_last_strides({1, 3, 2, 2}));
+  HostTensor t(b.graph().tensors[0]);
+  EXPECT_EQ(t.size_bytes(), 12u * 2);
+  Dense values({1, 3, 2, 2});
+  for (std::size_t i = 0; i < values.data.size(); ++i) values.data[i] = static_cast<double>(i);
+  t.from_dense(values);
+  EXPECT_EQ(t.to_dense().data, values.data);
+  // Channel is the fastest dim in storage: element [0,1,0,0] (logical 4) sits at offset 1.
+  EXPECT_EQ(load_element(DataType::f16, t.data() + 2), 4.0);
+  t.poison();
+  for (double v : t.to_dense().data) EXPECT_TRUE(std::isnan(v));
+}
+
+}  // namespace
+}  // namespace dnnbench
