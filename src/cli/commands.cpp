@@ -38,21 +38,19 @@ class ConsoleObserver final : public RunObserver {
 
 void check_providers_exist(const std::vector<std::string>& names) {
   for (const auto& name : names)
-    if (!make_provider(name)) {
-      std::string built;
-      for (const auto& entry : provider_registry()) built += (built.empty() ? "" : ", ") + entry.name;
-      throw UsageError(fmt::format("unknown provider '{}' (built into this binary: {})", name,
-                                   built.empty() ? "none" : built));
-    }
+    if (const auto message = unknown_provider_message(name); !message.empty()) throw UsageError(message);
 }
 
 }  // namespace
 
 void add_run_options(CLI::App& app, RunCommand& c) {
   app.add_option("-g,--graph", c.graphs, "Graph files or folders (repeat or comma-separate)")->required();
-  app.add_option("--provider", c.providers, "Providers to run (default: every provider built)")->delimiter(',');
-  app.add_option("--engine", c.engines, "Engine ids or names to run, in this order (default: all)")->delimiter(',');
-  app.add_option("--warmup", c.options.warmup, "Untimed executions before sampling")->check(CLI::NonNegativeNumber);
+  app.add_option("--provider", c.providers, "Providers to run (default: every provider built)")
+      ->delimiter(',');
+  app.add_option("--engine", c.engines, "Engine ids or names to run, in this order (default: all)")
+      ->delimiter(',');
+  app.add_option("--warmup", c.options.warmup, "Untimed executions before sampling")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--iters", c.iters, "Fixed number of timed samples (default: adaptive stopping rule)")
       ->check(CLI::PositiveNumber);
   app.add_option("--target-ci", c.options.adaptive.target_ci_rel,
@@ -72,7 +70,8 @@ void add_run_options(CLI::App& app, RunCommand& c) {
       ->check(CLI::NonNegativeNumber);
   app.add_option("--atol", c.atol, "Absolute tolerance for every output (default: per data type)")
       ->check(CLI::NonNegativeNumber);
-  app.add_option("--dump-tensors", c.dump_tensors, "Write inputs, reference and each row's outputs as .npy here");
+  app.add_option("--dump-tensors", c.dump_tensors,
+                 "Write inputs, reference and each row's outputs as .npy here");
   app.add_flag("--save-samples", c.options.save_samples, "Keep every timing sample in the JSON");
   app.add_option("--max-graph-bytes", c.options.limits.max_graph_bytes,
                  "Refuse graphs whose tensors need more bytes than this")
@@ -83,7 +82,8 @@ void add_run_options(CLI::App& app, RunCommand& c) {
 
 void add_list_engines_options(CLI::App& app, ListEnginesCommand& c) {
   app.add_option("-g,--graph", c.graphs, "Graph files or folders (repeat or comma-separate)")->required();
-  app.add_option("--provider", c.providers, "Providers to ask (default: every provider built)")->delimiter(',');
+  app.add_option("--provider", c.providers, "Providers to ask (default: every provider built)")
+      ->delimiter(',');
 }
 
 int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
@@ -101,9 +101,12 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
   const auto paths = expand_graph_inputs(c.graphs);
   if (paths.empty()) throw UsageError("no graph files found in the -g arguments");
 
+  const auto busy = busy_machine_warning();
+  if (!busy.empty()) fmt::print(std::cerr, "dnnbench: warning: {}\n", busy);
   ConsoleObserver observer(c.verbose, c.quiet);
   auto suite = run_suite(paths, options, observer);
   suite.metadata = collect_metadata(command_line, options);
+  suite.metadata["warnings"] = busy.empty() ? nlohmann::json::array() : nlohmann::json::array({busy});
   print_suite_summary(std::cout, suite);
   if (!c.output.empty()) {
     try {
@@ -120,8 +123,7 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
 int execute_list_engines(const ListEnginesCommand& c) {
   check_providers_exist(c.providers);
   std::vector<std::string> names = c.providers;
-  if (names.empty())
-    for (const auto& entry : provider_registry()) names.push_back(entry.name);
+  if (names.empty()) names = default_provider_names();
   int status = kExitOk;
   for (const auto& path : expand_graph_inputs(c.graphs)) {
     Graph graph;
@@ -160,7 +162,8 @@ int execute_list_providers() {
   for (const auto& entry : provider_registry()) {
     try {
       auto provider = entry.make();
-      fmt::print("{:<10} {}\n", entry.name, provider->version());
+      fmt::print("{:<10} {}{}\n", entry.name, provider->version(),
+                 entry.default_on ? "" : "  (opt-in: --provider " + entry.name + ")");
     } catch (const std::exception& e) {
       fmt::print("{:<10} unusable: {}\n", entry.name, e.what());
     }

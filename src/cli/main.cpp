@@ -1,6 +1,6 @@
 // dnnbench command line: subcommands and their options; everything else lives in run/ and report/.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <iostream>
 
@@ -10,17 +10,21 @@ int main(int argc, char** argv) {
   std::vector<std::string> command_line(argv, argv + argc);
   CLI::App app{"dnnbench: benchmark and validate DNN operation graphs on the engines of DNN libraries"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("dnnbench ") + DNNBENCH_VERSION + " (" + DNNBENCH_GIT_REVISION + ")");
+  app.set_version_flag("--version",
+                       std::string("dnnbench ") + DNNBENCH_VERSION + " (" + DNNBENCH_GIT_REVISION + ")");
 
   dnnbench::RunCommand run;
-  auto* run_cmd = app.add_subcommand("run", "Benchmark and validate graphs on every engine of every provider");
+  auto* run_cmd =
+      app.add_subcommand("run", "Benchmark and validate graphs on every engine of every provider");
   dnnbench::add_run_options(*run_cmd, run);
 
   dnnbench::ListEnginesCommand list;
-  auto* list_cmd = app.add_subcommand("list-engines", "List each graph's engines per provider, with their notes");
+  auto* list_cmd =
+      app.add_subcommand("list-engines", "List each graph's engines per provider, with their notes");
   dnnbench::add_list_engines_options(*list_cmd, list);
 
-  app.add_subcommand("list-providers", "List the providers built into this binary and their library versions");
+  app.add_subcommand("list-providers",
+                     "List the providers built into this binary and their library versions");
 
   try {
     app.parse(argc, argv);

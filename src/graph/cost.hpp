@@ -9,8 +9,8 @@
 namespace dnnbench {
 
 struct GraphCost {
-  double flops = 0;           // multiply-add counted as 2
-  double min_bytes = 0;       // sum of non-virtual tensor sizes (logical elements x dtype size)
+  double flops = 0;                   // multiply-add counted as 2
+  double min_bytes = 0;               // sum of non-virtual tensor sizes (logical elements x dtype size)
   std::int64_t reduction_length = 1;  // largest number of terms accumulated into one output
 };
 

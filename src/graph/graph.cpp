@@ -15,7 +15,8 @@ std::int64_t TensorDesc::element_count() const {
 std::int64_t TensorDesc::storage_elements() const {
   if (element_count() == 0) return 0;
   std::int64_t max_offset = 0;
-  for (std::size_t k = 0; k < dims.size(); ++k) max_offset += (dims[k] - 1) * std::max<std::int64_t>(strides[k], 0);
+  for (std::size_t k = 0; k < dims.size(); ++k)
+    max_offset += (dims[k] - 1) * std::max<std::int64_t>(strides[k], 0);
   return max_offset + 1;
 }
 
@@ -33,8 +34,10 @@ int PointwiseParams::arity() const {
     case PointwiseOp::div:
     case PointwiseOp::max:
     case PointwiseOp::min:
-    case PointwiseOp::pow: return 2;
-    default: return 1;
+    case PointwiseOp::pow:
+      return 2;
+    default:
+      return 1;
   }
 }
 
@@ -52,30 +55,51 @@ struct PointwiseName {
 };
 // File spellings; the first per op is canonical.
 constexpr PointwiseName kPointwiseNames[] = {
-    {PointwiseOp::add, "add"},          {PointwiseOp::sub, "sub"},
-    {PointwiseOp::mul, "mul"},          {PointwiseOp::div, "div"},
-    {PointwiseOp::max, "max"},          {PointwiseOp::min, "min"},
-    {PointwiseOp::pow, "pow"},          {PointwiseOp::relu, "relu_fwd"},
-    {PointwiseOp::gelu, "gelu_fwd"},    {PointwiseOp::gelu_tanh, "gelu_approx_tanh_fwd"},
-    {PointwiseOp::sigmoid, "sigmoid_fwd"}, {PointwiseOp::tanh, "tanh_fwd"},
-    {PointwiseOp::swish, "swish_fwd"},  {PointwiseOp::elu, "elu_fwd"},
-    {PointwiseOp::softplus, "softplus_fwd"}, {PointwiseOp::exp, "exp"},
-    {PointwiseOp::log, "log"},          {PointwiseOp::sqrt, "sqrt"},
-    {PointwiseOp::rsqrt, "rsqrt"},      {PointwiseOp::abs, "abs"},
-    {PointwiseOp::neg, "neg"},          {PointwiseOp::recip, "reciprocal"},
-    {PointwiseOp::identity, "identity"}, {PointwiseOp::relu, "relu"},
-    {PointwiseOp::gelu, "gelu"},        {PointwiseOp::gelu_tanh, "gelu_tanh_fwd"},
-    {PointwiseOp::gelu_tanh, "gelu_tanh"}, {PointwiseOp::sigmoid, "sigmoid"},
-    {PointwiseOp::tanh, "tanh"},        {PointwiseOp::swish, "swish"},
-    {PointwiseOp::elu, "elu"},          {PointwiseOp::softplus, "softplus"},
-    {PointwiseOp::max, "maximum"},      {PointwiseOp::min, "minimum"},
+    {PointwiseOp::add, "add"},
+    {PointwiseOp::sub, "sub"},
+    {PointwiseOp::mul, "mul"},
+    {PointwiseOp::div, "div"},
+    {PointwiseOp::max, "max"},
+    {PointwiseOp::min, "min"},
+    {PointwiseOp::pow, "pow"},
+    {PointwiseOp::relu, "relu_fwd"},
+    {PointwiseOp::gelu, "gelu_fwd"},
+    {PointwiseOp::gelu_tanh, "gelu_approx_tanh_fwd"},
+    {PointwiseOp::sigmoid, "sigmoid_fwd"},
+    {PointwiseOp::tanh, "tanh_fwd"},
+    {PointwiseOp::swish, "swish_fwd"},
+    {PointwiseOp::elu, "elu_fwd"},
+    {PointwiseOp::softplus, "softplus_fwd"},
+    {PointwiseOp::exp, "exp"},
+    {PointwiseOp::log, "log"},
+    {PointwiseOp::sqrt, "sqrt"},
+    {PointwiseOp::rsqrt, "rsqrt"},
+    {PointwiseOp::abs, "abs"},
+    {PointwiseOp::neg, "neg"},
+    {PointwiseOp::recip, "reciprocal"},
+    {PointwiseOp::identity, "identity"},
+    {PointwiseOp::relu, "relu"},
+    {PointwiseOp::gelu, "gelu"},
+    {PointwiseOp::gelu_tanh, "gelu_tanh_fwd"},
+    {PointwiseOp::gelu_tanh, "gelu_tanh"},
+    {PointwiseOp::sigmoid, "sigmoid"},
+    {PointwiseOp::tanh, "tanh"},
+    {PointwiseOp::swish, "swish"},
+    {PointwiseOp::elu, "elu"},
+    {PointwiseOp::softplus, "softplus"},
+    {PointwiseOp::max, "maximum"},
+    {PointwiseOp::min, "minimum"},
     {PointwiseOp::recip, "recip"},
 };
 
 }  // namespace
 
-std::optional<std::int64_t> Node::input(std::string_view role) const { return find_port(inputs, role); }
-std::optional<std::int64_t> Node::output(std::string_view role) const { return find_port(outputs, role); }
+std::optional<std::int64_t> Node::input(std::string_view role) const {
+  return find_port(inputs, role);
+}
+std::optional<std::int64_t> Node::output(std::string_view role) const {
+  return find_port(outputs, role);
+}
 
 const TensorDesc* Graph::find_tensor(std::int64_t uid) const {
   for (const auto& t : tensors)
@@ -108,7 +132,8 @@ std::vector<std::int64_t> Graph::output_uids() const {
   for (const auto& node : nodes)
     for (const auto& port : node.outputs) {
       const auto* t = find_tensor(port.uid);
-      if (t && !t->is_virtual && std::find(uids.begin(), uids.end(), port.uid) == uids.end()) uids.push_back(port.uid);
+      if (t && !t->is_virtual && std::find(uids.begin(), uids.end(), port.uid) == uids.end())
+        uids.push_back(port.uid);
     }
   return uids;
 }
@@ -137,41 +162,64 @@ std::string_view pointwise_op_name(PointwiseOp op) {
 
 std::string_view reduction_mode_name(ReductionMode mode) {
   switch (mode) {
-    case ReductionMode::add: return "ADD";
-    case ReductionMode::mul: return "MUL";
-    case ReductionMode::min: return "MIN";
-    case ReductionMode::max: return "MAX";
-    case ReductionMode::amax: return "AMAX";
-    case ReductionMode::avg: return "AVG";
-    case ReductionMode::norm1: return "NORM1";
-    case ReductionMode::norm2: return "NORM2";
-    case ReductionMode::mul_no_zeros: return "MUL_NO_ZEROS";
+    case ReductionMode::add:
+      return "ADD";
+    case ReductionMode::mul:
+      return "MUL";
+    case ReductionMode::min:
+      return "MIN";
+    case ReductionMode::max:
+      return "MAX";
+    case ReductionMode::amax:
+      return "AMAX";
+    case ReductionMode::avg:
+      return "AVG";
+    case ReductionMode::norm1:
+      return "NORM1";
+    case ReductionMode::norm2:
+      return "NORM2";
+    case ReductionMode::mul_no_zeros:
+      return "MUL_NO_ZEROS";
   }
   return "?";
 }
 
 std::string_view resample_mode_name(ResampleMode mode) {
   switch (mode) {
-    case ResampleMode::maxpool: return "MAXPOOL";
-    case ResampleMode::avgpool_include_padding: return "AVGPOOL_INCLUDE_PADDING";
-    case ResampleMode::avgpool_exclude_padding: return "AVGPOOL_EXCLUDE_PADDING";
+    case ResampleMode::maxpool:
+      return "MAXPOOL";
+    case ResampleMode::avgpool_include_padding:
+      return "AVGPOOL_INCLUDE_PADDING";
+    case ResampleMode::avgpool_exclude_padding:
+      return "AVGPOOL_EXCLUDE_PADDING";
   }
   return "?";
 }
 
 std::string_view op_kind_name(OpKind kind) {
   switch (kind) {
-    case OpKind::conv_fwd: return "conv_fwd";
-    case OpKind::conv_bwd_data: return "conv_bwd_data";
-    case OpKind::conv_bwd_weights: return "conv_bwd_weights";
-    case OpKind::matmul: return "matmul";
-    case OpKind::pointwise: return "pointwise";
-    case OpKind::batchnorm_inference: return "batchnorm_inference";
-    case OpKind::layernorm: return "layernorm";
-    case OpKind::rmsnorm: return "rmsnorm";
-    case OpKind::reduction: return "reduction";
-    case OpKind::resample: return "resample";
-    case OpKind::unsupported: return "unsupported";
+    case OpKind::conv_fwd:
+      return "conv_fwd";
+    case OpKind::conv_bwd_data:
+      return "conv_bwd_data";
+    case OpKind::conv_bwd_weights:
+      return "conv_bwd_weights";
+    case OpKind::matmul:
+      return "matmul";
+    case OpKind::pointwise:
+      return "pointwise";
+    case OpKind::batchnorm_inference:
+      return "batchnorm_inference";
+    case OpKind::layernorm:
+      return "layernorm";
+    case OpKind::rmsnorm:
+      return "rmsnorm";
+    case OpKind::reduction:
+      return "reduction";
+    case OpKind::resample:
+      return "resample";
+    case OpKind::unsupported:
+      return "unsupported";
   }
   return "?";
 }

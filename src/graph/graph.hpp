@@ -23,7 +23,9 @@ struct TensorDesc {
   std::int64_t element_count() const;
   // Elements the storage must hold: 1 + max offset reached by any index.
   std::int64_t storage_elements() const;
-  std::int64_t storage_bytes() const { return storage_elements() * static_cast<std::int64_t>(dtype_size(dtype)); }
+  std::int64_t storage_bytes() const {
+    return storage_elements() * static_cast<std::int64_t>(dtype_size(dtype));
+  }
   // Storage offset of a logical index.
   std::int64_t offset(const std::vector<std::int64_t>& index) const;
   bool is_by_value() const { return scalar_value.has_value(); }
@@ -52,9 +54,29 @@ struct ConvParams {
 struct MatmulParams {};
 
 enum class PointwiseOp {
-  add, sub, mul, div, max, min, pow,
-  relu, gelu, gelu_tanh, sigmoid, tanh, swish, elu, softplus,
-  exp, log, sqrt, rsqrt, abs, neg, recip, identity,
+  add,
+  sub,
+  mul,
+  div,
+  max,
+  min,
+  pow,
+  relu,
+  gelu,
+  gelu_tanh,
+  sigmoid,
+  tanh,
+  swish,
+  elu,
+  softplus,
+  exp,
+  log,
+  sqrt,
+  rsqrt,
+  abs,
+  neg,
+  recip,
+  identity,
 };
 struct PointwiseParams {
   PointwiseOp op = PointwiseOp::identity;
@@ -100,7 +122,7 @@ struct Node {
   std::string type;  // the file's `type`, e.g. "ConvolutionFwdAttributes"
   OpKind kind = OpKind::unsupported;
   DataType compute_type = DataType::unset;  // resolved: an `unset` node takes the graph's
-  std::vector<Port> inputs;   // roles present with a uid (null roles are dropped)
+  std::vector<Port> inputs;                 // roles present with a uid (null roles are dropped)
   std::vector<Port> outputs;
   OpParams params;
   // Where the file put the op settings: "parameters" or "attributes" ("" when built in memory
@@ -110,7 +132,9 @@ struct Node {
   std::optional<std::int64_t> input(std::string_view role) const;
   std::optional<std::int64_t> output(std::string_view role) const;
   template <class T>
-  const T& as() const { return std::get<T>(params); }
+  const T& as() const {
+    return std::get<T>(params);
+  }
 };
 
 struct Graph {

@@ -26,7 +26,7 @@ RankInterval median_ci_ranks(std::int64_t n) {
   // covers the median with >= 95% probability for any continuous distribution.
   const double half_width = 1.959964 * std::sqrt(static_cast<double>(n)) / 2.0;
   const double centre = static_cast<double>(n) / 2.0;
-  auto lo = static_cast<std::int64_t>(std::floor(centre - half_width));      // 1-based rank
+  auto lo = static_cast<std::int64_t>(std::floor(centre - half_width));       // 1-based rank
   auto hi = static_cast<std::int64_t>(std::ceil(centre + 1.0 + half_width));  // 1-based rank
   lo = std::clamp<std::int64_t>(lo, 1, n);
   hi = std::clamp<std::int64_t>(hi, 1, n);

@@ -47,7 +47,7 @@ struct AdaptiveLimits {
   std::int64_t min_iters = 10;  // fewer samples make the order-statistic CI meaningless
   double min_time_ms = 50;      // short runs see too little of the machine's noise
   std::int64_t max_iters = 2000;
-  double max_time_ms = 2000;    // per row; keeps a suite of hundreds of graphs tractable
+  double max_time_ms = 2000;  // per row; keeps a suite of hundreds of graphs tractable
 };
 
 // Adaptive: stops when the 95% CI of the median is within target of it, after the minimums,

@@ -17,8 +17,8 @@ namespace dnnbench {
 enum class DeviceKind { host, cuda };
 
 struct EngineInfo {
-  std::string id;     // stable within provider + library version (e.g. oneDNN impl name)
-  std::string name;   // human-readable
+  std::string id;                  // stable within provider + library version (e.g. oneDNN impl name)
+  std::string name;                // human-readable
   std::vector<std::string> notes;  // numerical / behaviour notes
 };
 

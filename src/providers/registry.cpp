@@ -1,5 +1,6 @@
 #include "providers/registry.hpp"
 
+#include "providers/reference/reference_provider.hpp"
 #ifdef DNNBENCH_HAVE_ONEDNN
 #include "providers/onednn/onednn_provider.hpp"
 #endif
@@ -8,12 +9,30 @@ namespace dnnbench {
 
 const std::vector<ProviderEntry>& provider_registry() {
   static const std::vector<ProviderEntry> entries = {
-  // The tool's own "reference" provider goes here, first, when it is added.
 #ifdef DNNBENCH_HAVE_ONEDNN
-      {"onednn", make_onednn_provider},
+      {"onednn", make_onednn_provider, true},
 #endif
+      {"reference", make_reference_provider, false},
   };
   return entries;
+}
+
+std::vector<std::string> default_provider_names() {
+  std::vector<std::string> names;
+  for (const auto& entry : provider_registry())
+    if (entry.default_on) names.push_back(entry.name);
+  if (names.empty())
+    for (const auto& entry : provider_registry()) names.push_back(entry.name);
+  return names;
+}
+
+std::string unknown_provider_message(const std::string& name) {
+  std::string built;
+  for (const auto& entry : provider_registry()) {
+    if (entry.name == name) return "";
+    built += (built.empty() ? "" : ", ") + entry.name;
+  }
+  return "unknown provider '" + name + "' (built into this binary: " + (built.empty() ? "none" : built) + ")";
 }
 
 std::unique_ptr<Provider> make_provider(const std::string& name) {

@@ -12,10 +12,18 @@ namespace dnnbench {
 struct ProviderEntry {
   std::string name;
   std::function<std::unique_ptr<Provider>()> make;
+  // Part of the default provider set. The reference provider is opt-in: it times the naive
+  // fp64 implementation, which is slow on perf-sized graphs and is what every row is judged by.
+  bool default_on = true;
 };
 
 // Every provider compiled in, in default order.
 const std::vector<ProviderEntry>& provider_registry();
+// The providers a run uses when --provider is not given: every default_on provider, or every
+// provider when none is (a build without any library still runs the reference).
+std::vector<std::string> default_provider_names();
+// "unknown provider 'x' (built into this binary: a, b)" when `name` is not built; "" otherwise.
+std::string unknown_provider_message(const std::string& name);
 // nullptr when no provider of that name is built.
 std::unique_ptr<Provider> make_provider(const std::string& name);
 

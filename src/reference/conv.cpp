@@ -123,18 +123,21 @@ Dense flipped(const Dense& w, const Geometry& g) {
   return f;
 }
 
-// Output channels of one group computed together: each x element loaded feeds four FMAs.
-constexpr std::int64_t kForwardChannels = 4;
+// Channels of one group computed together (output channels in forward, input channels in
+// backward data): each element loaded from the shared row feeds four FMAs.
+constexpr std::int64_t kChannelBlock = 4;
 
-// Adds wv[j] * xs[o * stride] to rows[j][o] for the `count` rows j and positions o in [lo, hi).
-void add_taps(double* const* rows, const double* wv, std::int64_t count, const double* xs,
-              std::int64_t stride, std::int64_t lo, std::int64_t hi) {
-  if (count == kForwardChannels && stride == 1) {
-    double* __restrict y0 = rows[0];
-    double* __restrict y1 = rows[1];
-    double* __restrict y2 = rows[2];
-    double* __restrict y3 = rows[3];
-    const double* __restrict x = xs;
+// rows[j][row_offset + o * row_stride] += wv[j] * src[o * src_stride] for the `count` rows j and
+// positions o in [lo, hi).
+void add_rows(double* const* rows, std::int64_t row_offset, std::int64_t row_stride, const double* wv,
+              std::int64_t count, const double* src, std::int64_t src_stride, std::int64_t lo,
+              std::int64_t hi) {
+  if (count == kChannelBlock && row_stride == 1 && src_stride == 1) {
+    double* __restrict y0 = rows[0] + row_offset;
+    double* __restrict y1 = rows[1] + row_offset;
+    double* __restrict y2 = rows[2] + row_offset;
+    double* __restrict y3 = rows[3] + row_offset;
+    const double* __restrict x = src;
     const double w0 = wv[0], w1 = wv[1], w2 = wv[2], w3 = wv[3];
     for (std::int64_t o = lo; o < hi; ++o) {
       const double xv = x[o];
@@ -146,27 +149,40 @@ void add_taps(double* const* rows, const double* wv, std::int64_t count, const d
     return;
   }
   for (std::int64_t j = 0; j < count; ++j) {
-    double* __restrict y_row = rows[j];
+    double* __restrict row = rows[j] + row_offset;
     const double w_j = wv[j];
-    for (std::int64_t o = lo; o < hi; ++o) y_row[o] += w_j * xs[o * stride];
+    for (std::int64_t o = lo; o < hi; ++o) row[o * row_stride] += w_j * src[o * src_stride];
   }
 }
 
-// Forward: one task per output row (n, o0, o1) of a block of up to kForwardChannels output
+// Channel blocks of a group: block b covers channels [first(b), first(b) + size(b)).
+struct ChannelBlocks {
+  std::int64_t per_group, channels_per_group;
+  explicit ChannelBlocks(std::int64_t channels_per_group_)
+      : per_group((channels_per_group_ + kChannelBlock - 1) / kChannelBlock),
+        channels_per_group(channels_per_group_) {}
+  std::int64_t group(std::int64_t block) const { return block / per_group; }
+  std::int64_t first(std::int64_t block) const {
+    return group(block) * channels_per_group + block % per_group * kChannelBlock;
+  }
+  std::int64_t size(std::int64_t block) const {
+    return std::min(kChannelBlock, (group(block) + 1) * channels_per_group - first(block));
+  }
+};
+
+// Forward: one task per output row (n, o0, o1) of a block of up to kChannelBlock output
 // channels of one group; the innermost loop runs along the rows.
 void forward(const Geometry& g, const double* x, const double* w, double* y) {
   const std::int64_t cg = g.c_per_group(), kg = g.k_per_group(), in_size = g.in_size(),
                      taps = g.kernel_size();
-  const std::int64_t blocks_per_group = (kg + kForwardChannels - 1) / kForwardChannels;
-  const std::int64_t blocks = g.groups * blocks_per_group, plane_rows = g.out[0] * g.out[1];
-  parallel_for(g.n * blocks * plane_rows, [&](std::int64_t begin, std::int64_t end) {
+  const ChannelBlocks blocks(kg);
+  const std::int64_t block_count = g.groups * blocks.per_group, plane_rows = g.out[0] * g.out[1];
+  parallel_for(g.n * block_count * plane_rows, [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t task = begin; task < end; ++task) {
       const std::int64_t o1 = task % g.out[1], o0 = task / g.out[1] % g.out[0];
-      const std::int64_t block = task / plane_rows % blocks, n = task / (plane_rows * blocks);
-      const std::int64_t group = block / blocks_per_group;
-      const std::int64_t k0 = group * kg + block % blocks_per_group * kForwardChannels;
-      const std::int64_t count = std::min(kForwardChannels, (group + 1) * kg - k0);
-      double* rows[kForwardChannels];
+      const std::int64_t block = task / plane_rows % block_count, n = task / (plane_rows * block_count);
+      const std::int64_t group = blocks.group(block), k0 = blocks.first(block), count = blocks.size(block);
+      double* rows[kChannelBlock];
       for (std::int64_t j = 0; j < count; ++j)
         rows[j] = y + (((n * g.k + k0 + j) * g.out[0] + o0) * g.out[1] + o1) * g.out[2];
       for (std::int64_t c = 0; c < cg; ++c) {
@@ -179,10 +195,10 @@ void forward(const Geometry& g, const double* x, const double* w, double* y) {
             const double* x_row = x_plane + (i0 * g.in[1] + g.input_pos(1, o1, r1)) * g.in[2];
             for (std::int64_t r2 = 0; r2 < g.kernel[2]; ++r2) {
               const std::int64_t tap = (r0 * g.kernel[1] + r1) * g.kernel[2] + r2;
-              double wv[kForwardChannels];
+              double wv[kChannelBlock];
               for (std::int64_t j = 0; j < count; ++j) wv[j] = w[((k0 + j) * cg + c) * taps + tap];
               const auto [lo, hi] = valid(g, 2, r2);
-              add_taps(rows, wv, count, x_row + g.input_pos(2, 0, r2), g.stride[2], lo, hi);
+              add_rows(rows, 0, 1, wv, count, x_row + g.input_pos(2, 0, r2), g.stride[2], lo, hi);
             }
           }
         }
@@ -191,44 +207,45 @@ void forward(const Geometry& g, const double* x, const double* w, double* y) {
   });
 }
 
-// Backward data: one task per dx row (n, c, i0, i1); taps whose output position is not an integer
-// inside dy are skipped, then the row is scattered along the last dim.
+// Backward data: one task per dx row (n, i0, i1) of a block of up to kChannelBlock input
+// channels of one group; taps whose output position is not an integer inside dy are skipped, then
+// the dy row is scattered along the last dim.
 void backward_data(const Geometry& g, const double* dy, const double* w, double* dx) {
-  const std::int64_t rows = g.n * g.c * g.in[0] * g.in[1];
-  const std::int64_t cg = g.c_per_group(), kg = g.k_per_group(), out_size = g.out_size();
+  const std::int64_t cg = g.c_per_group(), kg = g.k_per_group(), out_size = g.out_size(),
+                     taps = g.kernel_size();
+  const ChannelBlocks blocks(cg);
+  const std::int64_t block_count = g.groups * blocks.per_group, plane_rows = g.in[0] * g.in[1];
   // Output position o with input_pos(d, o, r) == i, or -1 when there is none.
   auto output_pos = [&](int d, std::int64_t i, std::int64_t r) -> std::int64_t {
     const std::int64_t t = i + g.pre[d] - r * g.dilation[d];
     if (t < 0 || t % g.stride[d] != 0 || t / g.stride[d] >= g.out[d]) return -1;
     return t / g.stride[d];
   };
-  parallel_for(rows, [&](std::int64_t begin, std::int64_t end) {
-    for (std::int64_t row = begin; row < end; ++row) {
-      const std::int64_t i1 = row % g.in[1], i0 = row / g.in[1] % g.in[0];
-      const std::int64_t c = row / (g.in[0] * g.in[1]) % g.c, n = row / (g.in[0] * g.in[1] * g.c);
-      const std::int64_t group = c / cg, c_local = c % cg;
-      double* __restrict dx_row = dx + row * g.in[2];
+  parallel_for(g.n * block_count * plane_rows, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t task = begin; task < end; ++task) {
+      const std::int64_t i1 = task % g.in[1], i0 = task / g.in[1] % g.in[0];
+      const std::int64_t block = task / plane_rows % block_count, n = task / (plane_rows * block_count);
+      const std::int64_t group = blocks.group(block), c0 = blocks.first(block), count = blocks.size(block);
+      double* rows[kChannelBlock];
+      for (std::int64_t j = 0; j < count; ++j)
+        rows[j] = dx + (((n * g.c + c0 + j) * g.in[0] + i0) * g.in[1] + i1) * g.in[2];
       for (std::int64_t kk = 0; kk < kg; ++kk) {
         const std::int64_t k = group * kg + kk;
         const double* dy_plane = dy + (n * g.k + k) * out_size;
-        const double* w_filter = w + (k * cg + c_local) * g.kernel_size();
         for (std::int64_t r0 = 0; r0 < g.kernel[0]; ++r0) {
           const std::int64_t o0 = output_pos(0, i0, r0);
           if (o0 < 0) continue;
           for (std::int64_t r1 = 0; r1 < g.kernel[1]; ++r1) {
             const std::int64_t o1 = output_pos(1, i1, r1);
             if (o1 < 0) continue;
-            const double* __restrict dy_row = dy_plane + (o0 * g.out[1] + o1) * g.out[2];
-            const double* w_taps = w_filter + (r0 * g.kernel[1] + r1) * g.kernel[2];
+            const double* dy_row = dy_plane + (o0 * g.out[1] + o1) * g.out[2];
             for (std::int64_t r2 = 0; r2 < g.kernel[2]; ++r2) {
-              const double wv = w_taps[r2];
+              const std::int64_t tap = (r0 * g.kernel[1] + r1) * g.kernel[2] + r2;
+              double wv[kChannelBlock];
+              for (std::int64_t j = 0; j < count; ++j)
+                wv[j] = w[(k * cg + (c0 - group * cg) + j) * taps + tap];
               const auto [lo, hi] = valid(g, 2, r2);
-              double* dxs = dx_row + g.input_pos(2, 0, r2);
-              if (g.stride[2] == 1) {
-                for (std::int64_t o = lo; o < hi; ++o) dxs[o] += wv * dy_row[o];
-              } else {
-                for (std::int64_t o = lo; o < hi; ++o) dxs[o * g.stride[2]] += wv * dy_row[o];
-              }
+              add_rows(rows, g.input_pos(2, 0, r2), g.stride[2], wv, count, dy_row, 1, lo, hi);
             }
           }
         }

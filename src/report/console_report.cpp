@@ -10,9 +10,12 @@ namespace {
 
 std::string row_verdict(const RowResult& row) {
   switch (row.status) {
-    case RowStatus::skipped: return "skipped";
-    case RowStatus::error: return "ERROR";
-    case RowStatus::success: return row.passed() ? "passed" : "FAILED";
+    case RowStatus::skipped:
+      return "skipped";
+    case RowStatus::error:
+      return "ERROR";
+    case RowStatus::success:
+      return row.passed() ? "passed" : "FAILED";
   }
   return "?";
 }
@@ -74,16 +77,17 @@ void print_graph_table(std::ostream& out, const GraphResult& g) {
   }
   engine_w = std::min<std::size_t>(engine_w, 28);
   plan_w = std::min<std::size_t>(plan_w, 40);
-  fmt::print(out, "  {:<9} {:<{}} {:<{}} {:>11} {:>9} {:>9}  {}\n", "provider", "engine", engine_w, "plan", plan_w,
-             "median ms", "TFLOP/s", "max rel", "status");
+  fmt::print(out, "  {:<9} {:<{}} {:<{}} {:>11} {:>9} {:>9}  {}\n", "provider", "engine", engine_w, "plan",
+             plan_w, "median ms", "TFLOP/s", "max rel", "status");
   for (const auto& r : g.results) {
     const std::string rel = r.correctness ? fmt::format("{:.1e}", r.correctness->max_rel_diff) : "-";
     std::string status = row_verdict(r);
     const auto reason = reason_text(r);
     if (!reason.empty()) status += ": " + truncate(reason, 90);
     fmt::print(out, "  {:<9} {:<{}} {:<{}} {:>11} {:>9} {:>9}  {}\n", r.provider,
-               truncate(r.engine_id.value_or("-"), engine_w), engine_w, truncate(r.plan_name.value_or("-"), plan_w),
-               plan_w, median_text(r.gpu_kernel_stats ? r.gpu_kernel_stats : r.host_stats), throughput_text(r), rel,
+               truncate(r.engine_id.value_or("-"), engine_w), engine_w,
+               truncate(r.plan_name.value_or("-"), plan_w), plan_w,
+               median_text(r.gpu_kernel_stats ? r.gpu_kernel_stats : r.host_stats), throughput_text(r), rel,
                status);
   }
 }
@@ -95,26 +99,30 @@ void print_row_details(std::ostream& out, const RowResult& r) {
   if (!r.plan_notes.empty()) fmt::print(out, "    plan notes: {}\n", fmt::join(r.plan_notes, "; "));
   if (r.cpu_build_time_ms) fmt::print(out, "    build: {:.3f} ms\n", *r.cpu_build_time_ms);
   if (r.bind_time_ms) fmt::print(out, "    bind (reorders, untimed): {:.3f} ms\n", *r.bind_time_ms);
-  if (r.workspace_bytes) fmt::print(out, "    workspace: {}\n", human_bytes(static_cast<double>(*r.workspace_bytes)));
+  if (r.workspace_bytes)
+    fmt::print(out, "    workspace: {}\n", human_bytes(static_cast<double>(*r.workspace_bytes)));
   auto print_stats = [&](const char* label, const std::optional<Stats>& s) {
     if (!s) return;
     fmt::print(out,
                "    {}: n={} median={:.4f} ms [95% CI {:.4f}, {:.4f}] mean={:.4f} stddev={:.4f} min={:.4f} "
                "p95={:.4f} p99={:.4f} max={:.4f}\n",
-               label, s->n, s->median, s->median_ci_lo, s->median_ci_hi, s->mean, s->stddev, s->min, s->p95, s->p99,
-               s->max);
+               label, s->n, s->median, s->median_ci_lo, s->median_ci_hi, s->mean, s->stddev, s->min, s->p95,
+               s->p99, s->max);
   };
   print_stats("host", r.host_stats);
   print_stats("gpu kernel", r.gpu_kernel_stats);
   if (r.timing)
-    fmt::print(out, "    timing: {}, rule {} ({}), warm-up {}, {:.1f} ms timed\n", r.timing->method, r.timing->rule,
-               r.timing->converged ? "converged" : "stopped at cap", r.timing->warmup, r.timing->elapsed_ms);
+    fmt::print(out, "    timing: {}, rule {} ({}), warm-up {}, {:.1f} ms timed\n", r.timing->method,
+               r.timing->rule, r.timing->converged ? "converged" : "stopped at cap", r.timing->warmup,
+               r.timing->elapsed_ms);
   if (r.correctness) {
     for (const auto& o : r.correctness->outputs)
-      fmt::print(out,
-                 "    check {}: {} max_abs={:.3e} max_rel={:.3e} norm_rel={:.3e} (rtol {:.1e}, atol {:.1e}; {}){}\n",
-                 o.tensor, o.passed ? "passed" : "FAILED", o.max_abs_diff, o.max_rel_diff, o.norm_rel_error, o.rtol,
-                 o.atol, o.tolerance_basis, o.passed ? "" : fmt::format(" — {} mismatches, {}", o.mismatches, o.first_mismatch));
+      fmt::print(
+          out,
+          "    check {}: {} max_abs={:.3e} max_rel={:.3e} norm_rel={:.3e} (rtol {:.1e}, atol {:.1e}; {}){}\n",
+          o.tensor, o.passed ? "passed" : "FAILED", o.max_abs_diff, o.max_rel_diff, o.norm_rel_error, o.rtol,
+          o.atol, o.tolerance_basis,
+          o.passed ? "" : fmt::format(" — {} mismatches, {}", o.mismatches, o.first_mismatch));
     fmt::print(out, "    reference: {}\n", r.correctness->reference);
   }
   if (r.skip_reason) fmt::print(out, "    skipped: {}\n", *r.skip_reason);
@@ -123,14 +131,16 @@ void print_row_details(std::ostream& out, const RowResult& r) {
 
 void print_suite_summary(std::ostream& out, const SuiteResult& suite) {
   const auto s = suite.summary();
-  fmt::print(out, "\nSummary: {} graphs ({} failed to load), {} rows: {} passed, {} failed validation, {} skipped, {} errors\n",
+  fmt::print(out,
+             "\nSummary: {} graphs ({} failed to load), {} rows: {} passed, {} failed validation, {} "
+             "skipped, {} errors\n",
              s.graphs, s.graph_errors, s.rows, s.passed, s.failed, s.skipped, s.errors);
   for (const auto& g : suite.graphs) {
     if (!g.ok) fmt::print(out, "  load error: {}\n", g.error_message.value_or("?"));
     for (const auto& r : g.results)
       if (r.status == RowStatus::error || r.validation_failed())
-        fmt::print(out, "  {} {} / {} / {}: {}\n", r.status == RowStatus::error ? "error" : "FAILED", g.graph_name,
-                   r.provider, r.engine_id.value_or("-"), truncate(reason_text(r), 160));
+        fmt::print(out, "  {} {} / {} / {}: {}\n", r.status == RowStatus::error ? "error" : "FAILED",
+                   g.graph_name, r.provider, r.engine_id.value_or("-"), truncate(reason_text(r), 160));
   }
   if (!suite.complete) fmt::print(out, "The run did not complete.\n");
 }

@@ -15,7 +15,9 @@ json opt(const std::optional<T>& value) {
 }
 
 // Non-finite numbers are not JSON: they are written as null.
-json num(double value) { return std::isfinite(value) ? json(value) : json(nullptr); }
+json num(double value) {
+  return std::isfinite(value) ? json(value) : json(nullptr);
+}
 
 json timing_to_json(const std::optional<TimingInfo>& timing) {
   if (!timing) return nullptr;
@@ -60,9 +62,16 @@ double per_second(double amount, const std::optional<Stats>& stats) {
 
 json stats_to_json(const std::optional<Stats>& s) {
   if (!s) return nullptr;
-  return {{"n", s->n},           {"mean_ms", s->mean},     {"median_ms", s->median}, {"stddev_ms", s->stddev},
-          {"min_ms", s->min},    {"max_ms", s->max},       {"p5_ms", s->p5},         {"p95_ms", s->p95},
-          {"p99_ms", s->p99},    {"median_ci95_ms", {s->median_ci_lo, s->median_ci_hi}}};
+  return {{"n", s->n},
+          {"mean_ms", s->mean},
+          {"median_ms", s->median},
+          {"stddev_ms", s->stddev},
+          {"min_ms", s->min},
+          {"max_ms", s->max},
+          {"p5_ms", s->p5},
+          {"p95_ms", s->p95},
+          {"p99_ms", s->p99},
+          {"median_ci95_ms", {s->median_ci_lo, s->median_ci_hi}}};
 }
 
 json row_to_json(const RowResult& row) {

@@ -4,9 +4,12 @@ namespace dnnbench {
 
 std::string_view row_status_name(RowStatus status) {
   switch (status) {
-    case RowStatus::success: return "success";
-    case RowStatus::error: return "error";
-    case RowStatus::skipped: return "skipped";
+    case RowStatus::success:
+      return "success";
+    case RowStatus::error:
+      return "error";
+    case RowStatus::skipped:
+      return "skipped";
   }
   return "?";
 }
@@ -18,10 +21,14 @@ Summary SuiteResult::summary() const {
     if (!g.ok) ++s.graph_errors;
     for (const auto& row : g.results) {
       ++s.rows;
-      if (row.status == RowStatus::skipped) ++s.skipped;
-      else if (row.status == RowStatus::error) ++s.errors;
-      else if (row.passed()) ++s.passed;
-      else ++s.failed;
+      if (row.status == RowStatus::skipped)
+        ++s.skipped;
+      else if (row.status == RowStatus::error)
+        ++s.errors;
+      else if (row.passed())
+        ++s.passed;
+      else
+        ++s.failed;
     }
   }
   return s;

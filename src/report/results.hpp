@@ -16,11 +16,11 @@ std::string_view row_status_name(RowStatus status);
 
 // How a row's samples were taken.
 struct TimingInfo {
-  std::string method;        // "host-per-execution": one execute + synchronize per sample
-  std::string rule;          // stopping rule name
+  std::string method;  // "host-per-execution": one execute + synchronize per sample
+  std::string rule;    // stopping rule name
   bool converged = false;
-  std::int64_t warmup = 0;   // untimed executions before sampling
-  double elapsed_ms = 0;     // time inside timed regions
+  std::int64_t warmup = 0;         // untimed executions before sampling
+  double elapsed_ms = 0;           // time inside timed regions
   std::vector<double> samples_ms;  // kept only with --save-samples
 };
 
@@ -37,8 +37,8 @@ struct OutputCheck {
 struct Correctness {
   bool passed = true;
   double max_abs_diff = 0, max_rel_diff = 0, norm_rel_error = 0;  // worst over outputs
-  double rtol = 0, atol = 0;  // of the worst output
-  std::string reference;      // which reference judged it
+  double rtol = 0, atol = 0;                                      // of the worst output
+  std::string reference;                                          // which reference judged it
   std::vector<OutputCheck> outputs;
 };
 
@@ -58,7 +58,9 @@ struct RowResult {
   std::optional<Correctness> correctness;
 
   bool passed() const { return status == RowStatus::success && correctness && correctness->passed; }
-  bool validation_failed() const { return status == RowStatus::success && correctness && !correctness->passed; }
+  bool validation_failed() const {
+    return status == RowStatus::success && correctness && !correctness->passed;
+  }
 };
 
 struct GraphResult {

@@ -18,7 +18,8 @@ std::vector<std::string> expand_graph_inputs(const std::vector<std::string>& arg
       if (std::filesystem::is_directory(part, ec)) {
         std::vector<std::string> found;
         for (const auto& entry : std::filesystem::recursive_directory_iterator(part, ec))
-          if (entry.is_regular_file() && entry.path().extension() == ".json") found.push_back(entry.path().string());
+          if (entry.is_regular_file() && entry.path().extension() == ".json")
+            found.push_back(entry.path().string());
         std::sort(found.begin(), found.end());
         paths.insert(paths.end(), found.begin(), found.end());
       } else {

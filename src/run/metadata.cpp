@@ -3,7 +3,9 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
@@ -38,14 +40,38 @@ nlohmann::json read_memory_bytes() {
 }
 
 // Prefixes of variables that steer library dispatch, caching or threading.
-constexpr const char* kPrefixes[] = {"ONEDNN_", "DNNL_", "CUDNN_", "CUBLAS", "CUDA_", "OMP_", "KMP_", "GOMP_", "MKL_"};
+constexpr const char* kPrefixes[] = {"ONEDNN_", "DNNL_", "CUDNN_", "CUBLAS", "CUDA_",
+                                     "OMP_",    "KMP_",  "GOMP_",  "MKL_"};
 // Always reported, null when unset, so that "unset" is visible rather than absent.
-constexpr const char* kAlwaysReported[] = {"OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES", "ONEDNN_MAX_CPU_ISA",
-                                           "DNNL_MAX_CPU_ISA", "ONEDNN_PRIMITIVE_CACHE_CAPACITY",
-                                           "ONEDNN_VERBOSE", "ONEDNN_DEFAULT_FPMATH_MODE", "CUDA_VISIBLE_DEVICES",
-                                           "CUDNN_LOGLEVEL_DBG", "CUBLASLT_LOG_LEVEL", "DNNBENCH_REFERENCE_THREADS"};
+constexpr const char* kAlwaysReported[] = {"OMP_NUM_THREADS",      "OMP_PROC_BIND",
+                                           "OMP_PLACES",           "ONEDNN_MAX_CPU_ISA",
+                                           "DNNL_MAX_CPU_ISA",     "ONEDNN_PRIMITIVE_CACHE_CAPACITY",
+                                           "ONEDNN_VERBOSE",       "ONEDNN_DEFAULT_FPMATH_MODE",
+                                           "CUDA_VISIBLE_DEVICES", "CUDNN_LOGLEVEL_DBG",
+                                           "CUBLASLT_LOG_LEVEL",   "DNNBENCH_REFERENCE_THREADS"};
 
 }  // namespace
+
+std::vector<double> load_averages() {
+  std::ifstream file("/proc/loadavg");
+  std::vector<double> loads(3);
+  if (!(file >> loads[0] >> loads[1] >> loads[2])) return {};
+  return loads;
+}
+
+std::string busy_machine_warning() {
+  const auto loads = load_averages();
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  // One runnable task per core on average means a benchmark thread often waits for a core.
+  if (loads.empty() || loads[0] < 0.75 * cores) return "";
+  char text[256];
+  std::snprintf(
+      text, sizeof text,
+      "the machine is busy (1-minute load average %.1f on %u cores): CPU timings will be noisy, and "
+      "multi-threaded libraries stall waiting for descheduled threads",
+      loads[0], cores);
+  return text;
+}
 
 std::string utc_timestamp() {
   const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
@@ -74,7 +100,8 @@ nlohmann::json selection_environment() {
 nlohmann::json collect_metadata(const std::vector<std::string>& argv, const RunOptions& options) {
   nlohmann::json meta;
   meta["timestamp_utc"] = utc_timestamp();
-  meta["tool"] = {{"name", "dnnbench"}, {"version", DNNBENCH_VERSION}, {"git_revision", DNNBENCH_GIT_REVISION}};
+  meta["tool"] = {
+      {"name", "dnnbench"}, {"version", DNNBENCH_VERSION}, {"git_revision", DNNBENCH_GIT_REVISION}};
   meta["command_line"] = argv;
   utsname uts{};
   uname(&uts);
@@ -86,11 +113,11 @@ nlohmann::json collect_metadata(const std::vector<std::string>& argv, const RunO
                   {"machine", std::string(uts.machine)},
                   {"cpu_model", read_cpu_model()},
                   {"logical_cores", std::thread::hardware_concurrency()},
-                  {"memory_bytes", read_memory_bytes()}};
+                  {"memory_bytes", read_memory_bytes()},
+                  {"load_average_at_end", load_averages()}};
   nlohmann::json providers = nlohmann::json::object();
   std::vector<std::string> names = options.providers;
-  if (names.empty())
-    for (const auto& entry : provider_registry()) names.push_back(entry.name);
+  if (names.empty()) names = default_provider_names();
   for (const auto& name : names) {
     try {
       if (auto p = make_provider(name)) providers[name] = {{"version", p->version()}};

@@ -13,6 +13,11 @@ namespace dnnbench {
 nlohmann::json collect_metadata(const std::vector<std::string>& argv, const RunOptions& options);
 // Environment variables that change library selection or threading, with unset ones as null.
 nlohmann::json selection_environment();
+// 1, 5 and 15-minute load averages (empty when unreadable).
+std::vector<double> load_averages();
+// A warning when other work is running on this machine's cores (timings will be noisy and
+// multi-threaded libraries stall on descheduled threads); empty when the machine looks idle.
+std::string busy_machine_warning();
 // ISO 8601 UTC timestamp of now, e.g. "2026-11-30T16:25:11Z".
 std::string utc_timestamp();
 

@@ -54,9 +54,17 @@ Correctness check_outputs(GraphData& data, const RowBuffers& buffers, const RunO
     if (options.rtol) tol.rtol = *options.rtol, tol.basis = "--rtol/--atol";
     if (options.atol) tol.atol = *options.atol, tol.basis = "--rtol/--atol";
     const auto result = compare_values(buffers.tensors.at(uid).to_dense(), reference.at(uid), tol);
-    OutputCheck o{desc.name,         result.passed,     result.max_abs_diff, result.max_rel_diff,
-                  result.norm_rel_error, result.mismatches, result.nonfinite,    result.first_mismatch,
-                  tol.rtol,          tol.atol,          tol.basis};
+    OutputCheck o{desc.name,
+                  result.passed,
+                  result.max_abs_diff,
+                  result.max_rel_diff,
+                  result.norm_rel_error,
+                  result.mismatches,
+                  result.nonfinite,
+                  result.first_mismatch,
+                  tol.rtol,
+                  tol.atol,
+                  tol.basis};
     c.passed = c.passed && o.passed;
     c.max_abs_diff = std::max(c.max_abs_diff, o.max_abs_diff);
     c.max_rel_diff = std::max(c.max_rel_diff, o.max_rel_diff);
@@ -71,13 +79,15 @@ Correctness check_outputs(GraphData& data, const RowBuffers& buffers, const RunO
   return c;
 }
 
-void dump_outputs(const GraphData& data, const RowBuffers& buffers, const RowResult& row, const std::string& dir) {
+void dump_outputs(const GraphData& data, const RowBuffers& buffers, const RowResult& row,
+                  const std::string& dir) {
   const auto& graph = data.graph();
-  const auto folder = std::filesystem::path(dir) / sanitize_for_path(graph.name) / sanitize_for_path(row.provider) /
-                      sanitize_for_path(row.engine_id.value_or("none"));
+  const auto folder = std::filesystem::path(dir) / sanitize_for_path(graph.name) /
+                      sanitize_for_path(row.provider) / sanitize_for_path(row.engine_id.value_or("none"));
   for (auto uid : graph.output_uids()) {
     const auto& desc = graph.tensor(uid);
-    write_npy(folder / (sanitize_for_path(desc.name) + ".npy"), buffers.tensors.at(uid).to_dense(), desc.dtype);
+    write_npy(folder / (sanitize_for_path(desc.name) + ".npy"), buffers.tensors.at(uid).to_dense(),
+              desc.dtype);
   }
 }
 

@@ -17,7 +17,7 @@ struct RunOptions {
   std::optional<std::int64_t> iters;   // fixed sample count; unset: adaptive rule
   AdaptiveLimits adaptive;
   std::uint64_t seed = 42;
-  std::optional<double> rtol, atol;    // override the per-dtype defaults
+  std::optional<double> rtol, atol;  // override the per-dtype defaults
   std::optional<std::string> dump_tensors_dir;
   bool save_samples = false;
   ValidationLimits limits;

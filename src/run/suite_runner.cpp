@@ -24,17 +24,11 @@ struct ProviderSlot {
 
 std::vector<ProviderSlot> make_providers(const RunOptions& options) {
   std::vector<std::string> names = options.providers;
-  if (names.empty())
-    for (const auto& entry : provider_registry()) names.push_back(entry.name);
+  if (names.empty()) names = default_provider_names();
   std::vector<ProviderSlot> slots;
   for (const auto& name : names) {
     auto provider = make_provider(name);
-    if (!provider) {
-      std::string built;
-      for (const auto& entry : provider_registry()) built += (built.empty() ? "" : ", ") + entry.name;
-      throw std::invalid_argument(
-          fmt::format("unknown provider '{}' (built: {})", name, built.empty() ? "none" : built));
-    }
+    if (!provider) throw std::invalid_argument(unknown_provider_message(name));
     auto stream = provider->make_stream();
     slots.push_back({std::move(provider), std::move(stream)});
   }
@@ -96,17 +90,20 @@ void run_graph(GraphResult& result, const Graph& graph, std::vector<ProviderSlot
     const auto selection = select_engines(offered, options.engines);
     for (const auto& engine : selection.engines) add(run_row(data, provider, *slot.stream, engine, options));
     for (const auto& id : selection.missing) {
-      auto row = skipped_row(&data, provider.name(), fmt::format("engine '{}' is not offered for this graph", id));
+      auto row =
+          skipped_row(&data, provider.name(), fmt::format("engine '{}' is not offered for this graph", id));
       row.engine_id = id;
       add(std::move(row));
     }
-    if (offered.empty()) add(skipped_row(&data, provider.name(), "the provider offers no engine for this graph"));
+    if (offered.empty())
+      add(skipped_row(&data, provider.name(), "the provider offers no engine for this graph"));
   }
 }
 
 }  // namespace
 
-EngineSelection select_engines(const std::vector<EngineInfo>& offered, const std::vector<std::string>& wanted) {
+EngineSelection select_engines(const std::vector<EngineInfo>& offered,
+                               const std::vector<std::string>& wanted) {
   EngineSelection selection;
   if (wanted.empty()) {
     selection.engines = offered;
@@ -126,7 +123,8 @@ EngineSelection select_engines(const std::vector<EngineInfo>& offered, const std
   return selection;
 }
 
-SuiteResult run_suite(const std::vector<std::string>& graph_paths, const RunOptions& options, RunObserver& observer) {
+SuiteResult run_suite(const std::vector<std::string>& graph_paths, const RunOptions& options,
+                      RunObserver& observer) {
   auto providers = make_providers(options);
   SuiteResult suite;
   for (std::size_t i = 0; i < graph_paths.size(); ++i) {

@@ -20,7 +20,8 @@ class RunObserver {
 };
 
 // Throws std::invalid_argument for an unknown provider name (a usage error).
-SuiteResult run_suite(const std::vector<std::string>& graph_paths, const RunOptions& options, RunObserver& observer);
+SuiteResult run_suite(const std::vector<std::string>& graph_paths, const RunOptions& options,
+                      RunObserver& observer);
 
 // The engines of a provider selected by --engine (ids or names, order kept); every engine
 // when the filter is empty. Requested engines the provider does not offer are returned in
@@ -29,6 +30,7 @@ struct EngineSelection {
   std::vector<EngineInfo> engines;
   std::vector<std::string> missing;
 };
-EngineSelection select_engines(const std::vector<EngineInfo>& offered, const std::vector<std::string>& wanted);
+EngineSelection select_engines(const std::vector<EngineInfo>& offered,
+                               const std::vector<std::string>& wanted);
 
 }  // namespace dnnbench

@@ -1,8 +1,8 @@
 #include "tensor/compare.hpp"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 
 namespace dnnbench {
 
@@ -12,13 +12,24 @@ Tolerance default_tolerance(DataType output_type, std::int64_t reduction_length)
   double rtol = 1e-5, atol = 1e-5;
   std::string name(dtype_name(output_type));
   switch (output_type) {
-    case DataType::f64: rtol = 1e-10, atol = 1e-10; break;
-    case DataType::f32: rtol = 1e-5, atol = 1e-5; break;
-    case DataType::f16: rtol = 2e-3, atol = 2e-3; break;
-    case DataType::bf16: rtol = 1.6e-2, atol = 1.6e-2; break;
-    default: rtol = 0, atol = 0; break;  // integers must match exactly
+    case DataType::f64:
+      rtol = 1e-10, atol = 1e-10;
+      break;
+    case DataType::f32:
+      rtol = 1e-5, atol = 1e-5;
+      break;
+    case DataType::f16:
+      rtol = 2e-3, atol = 2e-3;
+      break;
+    case DataType::bf16:
+      rtol = 1.6e-2, atol = 1.6e-2;
+      break;
+    default:
+      rtol = 0, atol = 0;
+      break;  // integers must match exactly
   }
-  const double scale = std::max(1.0, std::sqrt(static_cast<double>(std::max<std::int64_t>(reduction_length, 1)) / 64.0));
+  const double scale =
+      std::max(1.0, std::sqrt(static_cast<double>(std::max<std::int64_t>(reduction_length, 1)) / 64.0));
   return {rtol, atol * scale, fmt::format("default {}, reduction length {}", name, reduction_length)};
 }
 

@@ -17,6 +17,8 @@ std::vector<std::int64_t> c_order_strides(const std::vector<std::int64_t>& dims)
 Dense::Dense(std::vector<std::int64_t> d, double value)
     : dims(std::move(d)), data(static_cast<std::size_t>(product(dims)), value) {}
 
-std::vector<std::int64_t> Dense::strides() const { return c_order_strides(dims); }
+std::vector<std::int64_t> Dense::strides() const {
+  return c_order_strides(dims);
+}
 
 }  // namespace dnnbench

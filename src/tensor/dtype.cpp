@@ -15,12 +15,12 @@ struct TypeName {
 };
 // First spelling of each type is the canonical one; the rest are accepted aliases.
 constexpr TypeName kTypeNames[] = {
-    {DataType::f32, "float"},       {DataType::f16, "half"},          {DataType::bf16, "bfloat16"},
-    {DataType::f64, "double"},      {DataType::i8, "int8"},           {DataType::u8, "uint8"},
-    {DataType::i32, "int32"},       {DataType::i64, "int64"},         {DataType::boolean, "boolean"},
+    {DataType::f32, "float"},         {DataType::f16, "half"},          {DataType::bf16, "bfloat16"},
+    {DataType::f64, "double"},        {DataType::i8, "int8"},           {DataType::u8, "uint8"},
+    {DataType::i32, "int32"},         {DataType::i64, "int64"},         {DataType::boolean, "boolean"},
     {DataType::fp8_e4m3, "fp8_e4m3"}, {DataType::fp8_e5m2, "fp8_e5m2"}, {DataType::unset, "unset"},
-    {DataType::f32, "float32"},     {DataType::f16, "float16"},       {DataType::bf16, "bf16"},
-    {DataType::f64, "float64"},     {DataType::boolean, "bool"},
+    {DataType::f32, "float32"},       {DataType::f16, "float16"},       {DataType::bf16, "bf16"},
+    {DataType::f64, "float64"},       {DataType::boolean, "bool"},
 };
 
 }  // namespace
@@ -40,17 +40,22 @@ std::string_view dtype_name(DataType type) {
 std::size_t dtype_size(DataType type) {
   switch (type) {
     case DataType::f64:
-    case DataType::i64: return 8;
+    case DataType::i64:
+      return 8;
     case DataType::f32:
-    case DataType::i32: return 4;
+    case DataType::i32:
+      return 4;
     case DataType::f16:
-    case DataType::bf16: return 2;
+    case DataType::bf16:
+      return 2;
     case DataType::i8:
     case DataType::u8:
     case DataType::boolean:
     case DataType::fp8_e4m3:
-    case DataType::fp8_e5m2: return 1;
-    case DataType::unset: return 0;
+    case DataType::fp8_e5m2:
+      return 1;
+    case DataType::unset:
+      return 0;
   }
   return 0;
 }
@@ -62,8 +67,10 @@ bool dtype_is_floating(DataType type) {
     case DataType::bf16:
     case DataType::f64:
     case DataType::fp8_e4m3:
-    case DataType::fp8_e5m2: return true;
-    default: return false;
+    case DataType::fp8_e5m2:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -75,12 +82,16 @@ bool dtype_has_storage(DataType type) {
     case DataType::f64:
     case DataType::i8:
     case DataType::u8:
-    case DataType::i32: return true;
-    default: return false;
+    case DataType::i32:
+      return true;
+    default:
+      return false;
   }
 }
 
-std::string_view storable_dtype_list() { return "float, half, bfloat16, double, int8, uint8, int32"; }
+std::string_view storable_dtype_list() {
+  return "float, half, bfloat16, double, int8, uint8, int32";
+}
 
 float half_to_float(std::uint16_t h) {
   const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
@@ -112,7 +123,7 @@ std::uint16_t float_to_half(float value) {
   if (abs >= 0x7f800000u)  // inf or nan (keep nan quiet and non-zero)
     return static_cast<std::uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u));
   if (abs >= 0x477ff000u) return static_cast<std::uint16_t>(sign | 0x7c00u);  // rounds to >= 65520: inf
-  if (abs < 0x38800000u) {  // below the smallest normal half: subnormal or zero
+  if (abs < 0x38800000u) {               // below the smallest normal half: subnormal or zero
     if (abs < 0x33000000u) return sign;  // below half of the smallest subnormal
     const std::uint32_t mantissa = (abs & 0x7fffffu) | 0x800000u;
     const int shift = 126 - static_cast<int>(abs >> 23);  // 14 .. 24
@@ -129,12 +140,15 @@ std::uint16_t float_to_half(float value) {
   return static_cast<std::uint16_t>(sign | result);
 }
 
-float bf16_to_float(std::uint16_t bits) { return std::bit_cast<float>(static_cast<std::uint32_t>(bits) << 16); }
+float bf16_to_float(std::uint16_t bits) {
+  return std::bit_cast<float>(static_cast<std::uint32_t>(bits) << 16);
+}
 
 std::uint16_t float_to_bf16(float value) {
   std::uint32_t bits = std::bit_cast<std::uint32_t>(value);
-  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((bits >> 16) | 0x40u);  // quiet nan
-  bits += 0x7fffu + ((bits >> 16) & 1u);  // round to nearest even
+  if ((bits & 0x7fffffffu) > 0x7f800000u)
+    return static_cast<std::uint16_t>((bits >> 16) | 0x40u);  // quiet nan
+  bits += 0x7fffu + ((bits >> 16) & 1u);                      // round to nearest even
   return static_cast<std::uint16_t>(bits >> 16);
 }
 
@@ -165,31 +179,57 @@ void store_as(std::byte* p, T value) {
 
 double load_element(DataType type, const std::byte* p) {
   switch (type) {
-    case DataType::f32: return load_as<float>(p);
-    case DataType::f64: return load_as<double>(p);
-    case DataType::f16: return half_to_float(load_as<std::uint16_t>(p));
-    case DataType::bf16: return bf16_to_float(load_as<std::uint16_t>(p));
-    case DataType::i8: return load_as<std::int8_t>(p);
+    case DataType::f32:
+      return load_as<float>(p);
+    case DataType::f64:
+      return load_as<double>(p);
+    case DataType::f16:
+      return half_to_float(load_as<std::uint16_t>(p));
+    case DataType::bf16:
+      return bf16_to_float(load_as<std::uint16_t>(p));
+    case DataType::i8:
+      return load_as<std::int8_t>(p);
     case DataType::u8:
-    case DataType::boolean: return load_as<std::uint8_t>(p);
-    case DataType::i32: return load_as<std::int32_t>(p);
-    case DataType::i64: return static_cast<double>(load_as<std::int64_t>(p));
-    default: return std::numeric_limits<double>::quiet_NaN();
+    case DataType::boolean:
+      return load_as<std::uint8_t>(p);
+    case DataType::i32:
+      return load_as<std::int32_t>(p);
+    case DataType::i64:
+      return static_cast<double>(load_as<std::int64_t>(p));
+    default:
+      return std::numeric_limits<double>::quiet_NaN();
   }
 }
 
 void store_element(DataType type, std::byte* p, double value) {
   switch (type) {
-    case DataType::f32: store_as(p, static_cast<float>(value)); break;
-    case DataType::f64: store_as(p, value); break;
-    case DataType::f16: store_as(p, float_to_half(static_cast<float>(value))); break;
-    case DataType::bf16: store_as(p, float_to_bf16(static_cast<float>(value))); break;
-    case DataType::i8: store_as(p, saturate_round<std::int8_t>(value)); break;
+    case DataType::f32:
+      store_as(p, static_cast<float>(value));
+      break;
+    case DataType::f64:
+      store_as(p, value);
+      break;
+    case DataType::f16:
+      store_as(p, float_to_half(static_cast<float>(value)));
+      break;
+    case DataType::bf16:
+      store_as(p, float_to_bf16(static_cast<float>(value)));
+      break;
+    case DataType::i8:
+      store_as(p, saturate_round<std::int8_t>(value));
+      break;
     case DataType::u8:
-    case DataType::boolean: store_as(p, saturate_round<std::uint8_t>(value)); break;
-    case DataType::i32: store_as(p, saturate_round<std::int32_t>(value)); break;
-    case DataType::i64: store_as(p, saturate_round<std::int64_t>(value)); break;
-    default: break;
+    case DataType::boolean:
+      store_as(p, saturate_round<std::uint8_t>(value));
+      break;
+    case DataType::i32:
+      store_as(p, saturate_round<std::int32_t>(value));
+      break;
+    case DataType::i64:
+      store_as(p, saturate_round<std::int64_t>(value));
+      break;
+    default:
+      break;
   }
 }
 

@@ -33,7 +33,8 @@ class HostTensor {
 
 // Calls fn(logical_linear_index, storage_offset) for every element of `desc` in C order.
 template <class Fn>
-void for_each_element(const std::vector<std::int64_t>& dims, const std::vector<std::int64_t>& strides, Fn&& fn) {
+void for_each_element(const std::vector<std::int64_t>& dims, const std::vector<std::int64_t>& strides,
+                      Fn&& fn) {
   const std::size_t rank = dims.size();
   std::int64_t total = 1;
   for (auto d : dims) total *= d;

@@ -54,7 +54,8 @@ inline CliResult run_cli(const std::vector<std::string>& args) {
   TempDir dir;
   std::string command = shell_quote(DNNBENCH_BINARY);
   for (const auto& a : args) command += " " + shell_quote(a);
-  command += " >" + shell_quote((dir / "out").string()) + " 2>" + shell_quote((dir / "err").string()) + " </dev/null";
+  command += " >" + shell_quote((dir / "out").string()) + " 2>" + shell_quote((dir / "err").string()) +
+             " </dev/null";
   const int status = std::system(command.c_str());
   CliResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -63,9 +64,13 @@ inline CliResult run_cli(const std::vector<std::string>& args) {
   return r;
 }
 
-inline std::string source_path(const std::string& relative) { return std::string(DNNBENCH_SOURCE_DIR) + "/" + relative; }
+inline std::string source_path(const std::string& relative) {
+  return std::string(DNNBENCH_SOURCE_DIR) + "/" + relative;
+}
 
 // Quick timing options so integration tests spend their time on checks, not on sampling.
-inline std::vector<std::string> quick_timing() { return {"--warmup", "1", "--iters", "3"}; }
+inline std::vector<std::string> quick_timing() {
+  return {"--warmup", "1", "--iters", "3"};
+}
 
 }  // namespace dnnbench::testing

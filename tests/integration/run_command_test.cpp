@@ -17,7 +17,9 @@ std::vector<std::string> run_args(std::vector<std::string> args) {
   return all;
 }
 
-json read_json(const std::filesystem::path& path) { return json::parse(read_text(path)); }
+json read_json(const std::filesystem::path& path) {
+  return json::parse(read_text(path));
+}
 
 TEST(RunCommand, SampleGraphsAllPassOrSkipAndJsonHasEveryKey) {
   TempDir dir;
@@ -33,11 +35,12 @@ TEST(RunCommand, SampleGraphsAllPassOrSkipAndJsonHasEveryKey) {
   EXPECT_EQ(doc["summary"]["failed"], 0);
   EXPECT_EQ(doc["summary"]["errors"], 0);
   EXPECT_GT(doc["summary"]["passed"].get<int>(), 20);
-  for (const char* key : {"timestamp_utc", "tool", "command_line", "host", "providers", "seed", "environment"})
+  for (const char* key :
+       {"timestamp_utc", "tool", "command_line", "host", "providers", "seed", "environment"})
     EXPECT_TRUE(doc["metadata"].contains(key)) << key;
   const std::set<std::string> row_keys = {
-      "provider",      "engine_id",        "engine_name",       "status",     "skip_reason",
-      "error_message", "plan_name",        "cpu_build_time_ms", "host_stats", "gpu_kernel_stats",
+      "provider",         "engine_id",           "engine_name",       "status",     "skip_reason",
+      "error_message",    "plan_name",           "cpu_build_time_ms", "host_stats", "gpu_kernel_stats",
       "analytical_flops", "analytical_io_bytes", "correctness"};
   int success_rows = 0;
   for (const auto& g : doc["graphs"]) {
@@ -50,7 +53,8 @@ TEST(RunCommand, SampleGraphsAllPassOrSkipAndJsonHasEveryKey) {
       if (row["status"] == "success") {
         ++success_rows;
         EXPECT_TRUE(row["gpu_kernel_stats"].is_null());
-        for (const char* key : {"n", "mean_ms", "median_ms", "stddev_ms", "min_ms", "max_ms", "p95_ms", "p99_ms"})
+        for (const char* key :
+             {"n", "mean_ms", "median_ms", "stddev_ms", "min_ms", "max_ms", "p95_ms", "p99_ms"})
           EXPECT_TRUE(row["host_stats"].contains(key)) << key;
         EXPECT_EQ(row["host_stats"]["n"], 3);
         EXPECT_TRUE(row["correctness"]["passed"].get<bool>()) << g["graph_name"] << " " << row["engine_id"];
@@ -131,9 +135,12 @@ TEST(RunCommand, ValidationFailureExitsThree) {
 
 TEST(RunCommand, UsageErrorsExitTwo) {
   EXPECT_EQ(run_cli({"run"}).exit_code, 2);  // no -g
-  EXPECT_EQ(run_cli({"run", "-g", source_path("graphs/samples/pointwise_relu.json"), "--bogus"}).exit_code, 2);
-  EXPECT_EQ(run_cli({"run", "-g", source_path("graphs/samples/pointwise_relu.json"), "--iters", "0"}).exit_code, 2);
-  const auto r = run_cli({"run", "-g", source_path("graphs/samples/pointwise_relu.json"), "--provider", "nope"});
+  EXPECT_EQ(run_cli({"run", "-g", source_path("graphs/samples/pointwise_relu.json"), "--bogus"}).exit_code,
+            2);
+  EXPECT_EQ(
+      run_cli({"run", "-g", source_path("graphs/samples/pointwise_relu.json"), "--iters", "0"}).exit_code, 2);
+  const auto r =
+      run_cli({"run", "-g", source_path("graphs/samples/pointwise_relu.json"), "--provider", "nope"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("unknown provider 'nope'"), std::string::npos) << r.err;
   EXPECT_EQ(run_cli({}).exit_code, 2);  // no subcommand
@@ -177,8 +184,8 @@ TEST(RunCommand, SameSeedGivesSameInputsAndDifferentSeedDifferent) {
   TempDir dir;
   auto dump_with_seed = [&](const std::string& seed) {
     const auto folder = dir / ("seed" + seed);
-    run_cli(run_args({"-g", source_path("graphs/samples/pointwise_relu.json"), "--seed", seed, "--dump-tensors",
-                      folder.string(), "--engine", "none"}));
+    run_cli(run_args({"-g", source_path("graphs/samples/pointwise_relu.json"), "--seed", seed,
+                      "--dump-tensors", folder.string(), "--engine", "none"}));
     std::string all;
     for (const auto& e : std::filesystem::recursive_directory_iterator(folder / "pointwise_relu" / "inputs"))
       all += read_text(e.path());

@@ -28,7 +28,9 @@ TEST(Stats, EmptyInputGivesZeros) {
   EXPECT_EQ(s.median_ci_rel(), 0);
 }
 
-TEST(Stats, EvenCountMedianInterpolates) { EXPECT_DOUBLE_EQ(summarize({1, 2, 3, 4}).median, 2.5); }
+TEST(Stats, EvenCountMedianInterpolates) {
+  EXPECT_DOUBLE_EQ(summarize({1, 2, 3, 4}).median, 2.5);
+}
 
 TEST(Stats, MedianCiRanksAreSymmetricAndWithinRange) {
   for (std::int64_t n : {6, 10, 100, 1000}) {

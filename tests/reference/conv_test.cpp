@@ -114,6 +114,10 @@ std::vector<ConvCase> cases() {
        {2, 1, 1},
        false},
       {"1d", {2, 3, 11}, 2, 1, {3}, {2}, {1}, {2}, {2}},
+      // Channel counts that fill the four-channel blocks of forward and backward data, plus a
+      // partial block, with and without groups.
+      {"channel_blocks", {2, 9, 6, 7}, 10, 1, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
+      {"grouped_channel_blocks", {1, 10, 5, 6}, 10, 2, {3, 2}, {1, 0}, {1, 1}, {1, 1}, {1, 2}},
   };
 }
 

@@ -1,5 +1,5 @@
-#include <algorithm>
 #include <gtest/gtest.h>
+#include <algorithm>
 
 #include "run/inputs.hpp"
 #include "run/row_runner.hpp"
@@ -33,7 +33,8 @@ TEST(RowRunner, SanitizeForPath) {
 }
 
 TEST(Inputs, FoldersExpandRecursivelySortedAndCommasSplit) {
-  const auto paths = expand_graph_inputs({std::string(DNNBENCH_SOURCE_DIR) + "/graphs/samples", "x.json,y.json"});
+  const auto paths =
+      expand_graph_inputs({std::string(DNNBENCH_SOURCE_DIR) + "/graphs/samples", "x.json,y.json"});
   ASSERT_GT(paths.size(), 25u);
   EXPECT_TRUE(std::is_sorted(paths.begin(), paths.end() - 2));
   EXPECT_EQ(paths[paths.size() - 2], "x.json");

@@ -37,7 +37,7 @@ TEST(DataType, HalfRoundTripsEveryFiniteValue) {
 }
 
 TEST(DataType, HalfRoundsToNearestEvenAndOverflowsToInf) {
-  EXPECT_EQ(half_to_float(float_to_half(1.0f + 1.0f / 4096)), 1.0f);      // below half an ulp
+  EXPECT_EQ(half_to_float(float_to_half(1.0f + 1.0f / 4096)), 1.0f);                // below half an ulp
   EXPECT_EQ(half_to_float(float_to_half(1.0f + 3.0f / 2048)), 1.0f + 2.0f / 1024);  // tie to even
   EXPECT_TRUE(std::isinf(half_to_float(float_to_half(70000.0f))));
   EXPECT_EQ(half_to_float(float_to_half(65504.0f)), 65504.0f);

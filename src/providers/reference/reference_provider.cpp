@@ -19,7 +19,8 @@ Dense read_bound(const TensorDesc& desc, const void* buffer) {
   const auto* bytes = static_cast<const std::byte*>(buffer);
   const std::size_t size = dtype_size(desc.dtype);
   for_each_element(desc.dims, desc.strides, [&](std::int64_t linear, std::int64_t offset) {
-    out.data[static_cast<std::size_t>(linear)] = load_element(desc.dtype, bytes + static_cast<std::size_t>(offset) * size);
+    out.data[static_cast<std::size_t>(linear)] =
+        load_element(desc.dtype, bytes + static_cast<std::size_t>(offset) * size);
   });
   return out;
 }
@@ -28,7 +29,8 @@ void write_bound(const TensorDesc& desc, const Dense& values, void* buffer) {
   auto* bytes = static_cast<std::byte*>(buffer);
   const std::size_t size = dtype_size(desc.dtype);
   for_each_element(desc.dims, desc.strides, [&](std::int64_t linear, std::int64_t offset) {
-    store_element(desc.dtype, bytes + static_cast<std::size_t>(offset) * size, values.data[static_cast<std::size_t>(linear)]);
+    store_element(desc.dtype, bytes + static_cast<std::size_t>(offset) * size,
+                  values.data[static_cast<std::size_t>(linear)]);
   });
 }
 
@@ -63,24 +65,30 @@ class ReferenceProvider final : public Provider {
  public:
   std::string_view name() const override { return "reference"; }
   DeviceKind device() const override { return DeviceKind::host; }
-  std::string version() const override { return std::string("dnnbench ") + DNNBENCH_VERSION + " fp64 CPU reference"; }
+  std::string version() const override {
+    return std::string("dnnbench ") + DNNBENCH_VERSION + " fp64 CPU reference";
+  }
   std::unique_ptr<Stream> make_stream() override { return std::make_unique<HostStream>(); }
   std::vector<EngineInfo> engines(const Graph&) override {
     return {{kEngineId, "dnnbench fp64 CPU reference", {"accumulates in fp64", "multithreaded"}}};
   }
   PlanSpec heuristic_plan(const Graph&, const EngineInfo& engine) override { return {engine.id, {}}; }
-  std::vector<PlanSpec> plan_space(const Graph& graph, const EngineInfo& engine, const SweepLimits&) override {
+  std::vector<PlanSpec> plan_space(const Graph& graph, const EngineInfo& engine,
+                                   const SweepLimits&) override {
     return {heuristic_plan(graph, engine)};
   }
   std::unique_ptr<Plan> build(const Graph& graph, const PlanSpec& spec) override {
     if (spec.engine_id != kEngineId || !spec.knobs.empty())
-      throw Unsupported("the reference provider has one plan, " + std::string(kEngineId) + "; asked for " + spec.name());
+      throw Unsupported("the reference provider has one plan, " + std::string(kEngineId) + "; asked for " +
+                        spec.name());
     return std::make_unique<ReferencePlan>(graph);
   }
 };
 
 }  // namespace
 
-std::unique_ptr<Provider> make_reference_provider() { return std::make_unique<ReferenceProvider>(); }
+std::unique_ptr<Provider> make_reference_provider() {
+  return std::make_unique<ReferenceProvider>();
+}
 
 }  // namespace dnnbench
