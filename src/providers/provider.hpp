@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "graph/graph.hpp"
@@ -45,10 +46,31 @@ struct Bindings {
   void* at(std::int64_t uid) const;
 };
 
+// Times the device work enqueued on a stream between start() and stop() (CUDA events on GPU
+// providers). Host providers have none.
+class KernelTimer {
+ public:
+  virtual ~KernelTimer() = default;
+  virtual void start() = 0;
+  virtual void stop() = 0;
+  // Milliseconds between start and stop; waits for stop to complete.
+  virtual double elapsed_ms() = 0;
+};
+
 class Stream {
  public:
   virtual ~Stream() = default;
   virtual void synchronize() = 0;
+  // nullptr when the provider runs on the host (then only host time is measured).
+  virtual std::unique_ptr<KernelTimer> make_kernel_timer() { return nullptr; }
+};
+
+// Memory a device provider's plans read and write. Owned by the row runner for one row.
+class DeviceBuffer {
+ public:
+  virtual ~DeviceBuffer() = default;
+  virtual void* data() = 0;
+  virtual std::size_t size() const = 0;
 };
 
 // The provider cannot run this graph / plan; the message is the library's own reason.
@@ -80,6 +102,14 @@ class Provider {
   virtual DeviceKind device() const = 0;
   virtual std::string version() const = 0;  // library version actually loaded
   virtual std::unique_ptr<Stream> make_stream() = 0;
+  // Device memory for DeviceKind::cuda providers (host providers never get these calls: the row
+  // runner binds host buffers directly). Copies are ordered on `stream`; the runner synchronizes.
+  virtual std::unique_ptr<DeviceBuffer> allocate(std::size_t /*bytes*/) { return nullptr; }
+  virtual void copy_to_device(void* /*device_dst*/, const void* /*host_src*/, std::size_t /*bytes*/, Stream&) {}
+  virtual void copy_to_host(void* /*host_dst*/, const void* /*device_src*/, std::size_t /*bytes*/, Stream&) {}
+  // Device description for results (name, compute capability, SM count, memory, driver, ...);
+  // empty for host providers.
+  virtual std::vector<std::pair<std::string, std::string>> device_properties() { return {}; }
   // Engines that can run this graph, in the library's heuristic order. Throws Unsupported
   // (with the reason) when the provider cannot express the graph at all.
   virtual std::vector<EngineInfo> engines(const Graph& graph) = 0;

@@ -22,6 +22,7 @@ json num(double value) {
 json timing_to_json(const std::optional<TimingInfo>& timing) {
   if (!timing) return nullptr;
   return {{"method", timing->method},
+          {"batch", timing->batch},
           {"stopping_rule", timing->rule},
           {"converged", timing->converged},
           {"warmup", timing->warmup},

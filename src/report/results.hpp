@@ -16,8 +16,11 @@ std::string_view row_status_name(RowStatus status);
 
 // How a row's samples were taken.
 struct TimingInfo {
-  std::string method;  // "host-per-execution": one execute + synchronize per sample
-  std::string rule;    // stopping rule name
+  // "host-per-execution": one execute + synchronize per sample, monotonic clock;
+  // "device-events-batched(N per sample)": N back-to-back executions between two device events.
+  std::string method;
+  std::int64_t batch = 1;  // executions per sample
+  std::string rule;        // stopping rule name
   bool converged = false;
   std::int64_t warmup = 0;         // untimed executions before sampling
   double elapsed_ms = 0;           // time inside timed regions
