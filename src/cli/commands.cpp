@@ -3,38 +3,90 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include <unistd.h>
+
 #include <iostream>
+
+#include "cli/progress.hpp"
+#include "cli/recipe.hpp"
 
 #include "graph/reader.hpp"
 #include "graph/validate.hpp"
 #include "providers/registry.hpp"
 #include "report/console_report.hpp"
 #include "report/json_report.hpp"
+#include "run/graph_loader.hpp"
 #include "run/inputs.hpp"
 #include "run/metadata.hpp"
+#include "run/oracle.hpp"
 #include "run/suite_runner.hpp"
 
 namespace dnnbench {
 namespace {
 
-// Console sink: a progress line per graph, the graph's table when it finishes, details with -v.
+// Console sink: progress on stderr (cli/progress.hpp), the graph's table when it finishes,
+// details with -v.
 class ConsoleObserver final : public RunObserver {
  public:
-  ConsoleObserver(bool verbose, bool quiet) : verbose_(verbose), quiet_(quiet) {}
+  ConsoleObserver(bool verbose, bool quiet, ProgressMode progress, bool dry_run)
+      : verbose_(verbose), quiet_(quiet), dry_run_(dry_run), progress_(progress) {}
   void graph_started(std::size_t index, std::size_t count, const std::string& path) override {
-    if (!quiet_) fmt::print(std::cerr, "[{}/{}] {}\n", index + 1, count, path);
+    progress_.graph_started(index, count, path);
   }
+  void row_finished(const GraphResult&, const RowResult&) override { progress_.row_finished(); }
   void graph_finished(const GraphResult& graph) override {
-    if (quiet_) return;
+    if (!quiet_) {
+      progress_.clear();
+      print_graph(graph);
+      std::cout.flush();
+    }
+    progress_.graph_finished();
+  }
+  void finish() { progress_.clear(); }
+
+ private:
+  void print_graph(const GraphResult& graph) {
+    if (graph.filtered) return;  // counted in the summary; listing thousands of them helps nobody
+    if (graph.duplicate_of) {
+      fmt::print(std::cout, "\n{}  duplicate of {}, not run  {}\n", graph.graph_name, *graph.duplicate_of,
+                 graph.graph_path);
+      return;
+    }
+    if (dry_run_ && graph.ok) {
+      fmt::print(std::cout, "\n{}  would run  {}\n", graph.graph_name, graph.graph_path);
+      return;
+    }
     print_graph_table(std::cout, graph);
     if (verbose_)
       for (const auto& row : graph.results) print_row_details(std::cout, row);
-    std::cout.flush();
   }
 
- private:
-  bool verbose_, quiet_;
+  bool verbose_, quiet_, dry_run_;
+  ProgressPrinter progress_;
 };
+
+// Providers a run uses: --provider, else those of the recipe's engine matrix, else the default set.
+std::vector<std::string> resolve_providers(const RunCommand& c) {
+  if (!c.providers.empty() || c.options.engine_matrix.empty()) return c.providers;
+  std::vector<std::string> names;
+  for (const auto& choice : c.options.engine_matrix)
+    if (std::find(names.begin(), names.end(), choice.provider) == names.end())
+      names.push_back(choice.provider);
+  return names;
+}
+
+void print_run_header(const RunOptions& options, std::size_t graph_inputs) {
+  std::vector<std::string> providers;
+  const auto described = describe_providers(options);
+  for (const auto& [name, entry] : described.items())
+    providers.push_back(entry["version"].is_string()
+                            ? fmt::format("{} {}", name, entry["version"].get<std::string>())
+                            : fmt::format("{} (unusable)", name));
+  fmt::print(std::cout, "dnnbench {} ({}) | providers: {} | {} graph input{}{}\n", DNNBENCH_VERSION,
+             DNNBENCH_GIT_REVISION, fmt::join(providers, ", "), graph_inputs, graph_inputs == 1 ? "" : "s",
+             options.recipe_path ? " | recipe " + *options.recipe_path : "");
+  std::cout.flush();
+}
 
 void check_providers_exist(const std::vector<std::string>& names) {
   for (const auto& name : names)
@@ -44,8 +96,18 @@ void check_providers_exist(const std::vector<std::string>& names) {
 }  // namespace
 
 void add_run_options(CLI::App& app, RunCommand& c) {
-  app.add_option("-g,--graph", c.graphs, "Graph files or folders (repeat or comma-separate)")->required();
+  c.app = &app;
+  app.add_option("-g,--graph", c.graphs,
+                 "Graph files, folders, quoted globs ('graphs/**/*.json') or archives (.tar[.gz|.xz|.bz2], "
+                 ".tgz, .zip); repeat or comma-separate");
+  app.add_option("--config", c.config,
+                 "Read run options from this TOML recipe (command-line flags override it)");
   app.add_option("--provider", c.providers, "Providers to run (default: every provider built)")
+      ->delimiter(',');
+  app.add_option("--skip-engine", c.skip_engines, "Engine ids or names never to run")->delimiter(',');
+  app.add_option("--op", c.ops,
+                 "Keep only graphs with a node of this op type (node type, e.g. ConvolutionFwdAttributes, or "
+                 "family, e.g. conv_fwd, matmul)")
       ->delimiter(',');
   app.add_option("--engine", c.engines, "Engine ids or names to run, in this order (default: all)")
       ->delimiter(',');
@@ -73,11 +135,31 @@ void add_run_options(CLI::App& app, RunCommand& c) {
   app.add_option("--dump-tensors", c.dump_tensors,
                  "Write inputs, reference and each row's outputs as .npy here");
   app.add_flag("--save-samples", c.options.save_samples, "Keep every timing sample in the JSON");
+  app.add_flag("--oracle", c.options.oracle.enabled,
+               "Per row: sweep the engine's plans, re-time the winner against the heuristic plan paired");
+  app.add_flag("--oracle-aa", c.options.oracle.aa_self_check,
+               "Oracle self-check: the heuristic plan against itself through the same path (noise floor)");
+  app.add_option("--oracle-max-plans", c.options.oracle.max_plans, "Oracle: plans swept per row at most")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--oracle-max-seconds", c.options.oracle.max_seconds,
+                 "Oracle: seconds of sweep per row at most")
+      ->check(CLI::PositiveNumber);
   app.add_option("--max-graph-bytes", c.options.limits.max_graph_bytes,
                  "Refuse graphs whose tensors need more bytes than this")
       ->check(CLI::PositiveNumber);
   app.add_flag("-v,--verbose", c.verbose, "Print a detailed block per row");
   app.add_flag("-q,--quiet", c.quiet, "Print nothing but errors and the summary");
+  app.add_option("--progress", c.progress,
+                 "Progress on stderr: bar (one updating line), lines ([i/N] path), none; auto: bar on a "
+                 "terminal, else lines")
+      ->check(CLI::IsMember({"auto", "bar", "lines", "none"}));
+  app.add_flag("--dry-run", c.dry_run, "Load, filter and list the graphs; run nothing");
+  app.add_option("--max-archive-entry-bytes", c.options.archive.max_entry_bytes,
+                 "Refuse archive entries that extract to more bytes than this")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--max-archive-bytes", c.options.archive.max_total_bytes,
+                 "Stop extracting an archive past this many bytes")
+      ->check(CLI::PositiveNumber);
 }
 
 void add_list_engines_options(CLI::App& app, ListEnginesCommand& c) {
@@ -87,9 +169,17 @@ void add_list_engines_options(CLI::App& app, ListEnginesCommand& c) {
 }
 
 int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
+  if (!c.config.empty() && c.app) apply_recipe(read_recipe(c.config), c, *c.app);
+  if (c.graphs.empty())
+    throw UsageError("no graphs: give -g FILE_OR_FOLDER (or `graphs` in the --config recipe)");
   auto& options = c.options;
-  options.providers = c.providers;
+  options.providers = resolve_providers(c);
   options.engines = c.engines;
+  options.skip_engines = c.skip_engines;
+  options.ops = c.ops;
+  options.dry_run = c.dry_run;
+  options.graph_arguments = c.graphs;
+  if (!c.output.empty()) options.output_path = c.output;
   if (c.iters > 0) options.iters = c.iters;
   if (c.rtol >= 0) options.rtol = c.rtol;
   if (c.atol >= 0) options.atol = c.atol;
@@ -98,15 +188,27 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
     throw UsageError(fmt::format("--max-iters ({}) is below --min-iters ({})", options.adaptive.max_iters,
                                  options.adaptive.min_iters));
   check_providers_exist(options.providers);
-  const auto paths = expand_graph_inputs(c.graphs);
-  if (paths.empty()) throw UsageError("no graph files found in the -g arguments");
+  for (const auto& choice : options.engine_matrix) check_providers_exist({choice.provider});
+  GraphInputs inputs;  // owns the folders archives are extracted into, until the run is over
+  try {
+    inputs = expand_graph_inputs(c.graphs, options.archive);
+  } catch (const std::exception& e) {
+    fmt::print(std::cerr, "dnnbench: {}\n", e.what());
+    return kExitError;
+  }
+  if (inputs.inputs.empty()) throw UsageError("no graph files found in the -g arguments");
 
-  const auto busy = busy_machine_warning();
-  if (!busy.empty()) fmt::print(std::cerr, "dnnbench: warning: {}\n", busy);
-  ConsoleObserver observer(c.verbose, c.quiet);
-  auto suite = run_suite(paths, options, observer);
+  if (!c.quiet) print_run_header(options, inputs.inputs.size());
+  if (options.oracle.aa_self_check) options.oracle.enabled = true;
+  auto warnings = oracle_warnings(options);
+  if (const auto busy = busy_machine_warning(); !busy.empty()) warnings.insert(warnings.begin(), busy);
+  for (const auto& warning : warnings) fmt::print(std::cerr, "dnnbench: warning: {}\n", warning);
+  ConsoleObserver observer(c.verbose, c.quiet,
+                           resolve_progress_mode(c.progress, c.quiet, ::isatty(STDERR_FILENO)), c.dry_run);
+  auto suite = run_suite(inputs.inputs, options, observer);
+  observer.finish();
   suite.metadata = collect_metadata(command_line, options);
-  suite.metadata["warnings"] = busy.empty() ? nlohmann::json::array() : nlohmann::json::array({busy});
+  suite.metadata["warnings"] = warnings;
   print_suite_summary(std::cout, suite);
   if (!c.output.empty()) {
     try {
@@ -125,16 +227,24 @@ int execute_list_engines(const ListEnginesCommand& c) {
   std::vector<std::string> names = c.providers;
   if (names.empty()) names = default_provider_names();
   int status = kExitOk;
-  for (const auto& path : expand_graph_inputs(c.graphs)) {
-    Graph graph;
-    try {
-      graph = read_graph_file(path);
-      validate_graph(graph);
-    } catch (const std::exception& e) {
-      fmt::print(std::cerr, "{}\n", e.what());
+  const auto inputs = expand_graph_inputs(c.graphs);
+  RunOptions load_options;
+  GraphLoader loader(load_options);
+  for (const auto& input : inputs.inputs) {
+    GraphResult loaded;
+    auto found = loader.load(input, loaded);
+    if (!loaded.ok) {
+      fmt::print(std::cerr, "{}\n", loaded.error_message.value_or("?"));
       status = kExitError;
       continue;
     }
+    if (!found) {
+      fmt::print("{} ({}): duplicate of {}\n", loaded.graph_name, input.path,
+                 loaded.duplicate_of.value_or("?"));
+      continue;
+    }
+    Graph& graph = *found;
+    const auto& path = input.path;
     fmt::print("{} ({})\n", graph.name, path);
     const auto unsupported = graph.unsupported_types();
     for (const auto& name : names) {
@@ -162,8 +272,11 @@ int execute_list_providers() {
   for (const auto& entry : provider_registry()) {
     try {
       auto provider = entry.make();
+      const auto unusable = provider->unusable_reason();
       fmt::print("{:<10} {}{}\n", entry.name, provider->version(),
-                 entry.default_on ? "" : "  (opt-in: --provider " + entry.name + ")");
+                 !unusable.empty()  ? "  (not usable here: " + unusable + ")"
+                 : entry.default_on ? ""
+                                    : "  (opt-in: --provider " + entry.name + ")");
     } catch (const std::exception& e) {
       fmt::print("{:<10} unusable: {}\n", entry.name, e.what());
     }

@@ -101,6 +101,9 @@ class Provider {
   virtual std::string_view name() const = 0;
   virtual DeviceKind device() const = 0;
   virtual std::string version() const = 0;  // library version actually loaded
+  // Empty when the provider can run on this machine; else why not (e.g. "no CUDA device").
+  // Unusable providers are left out of the default provider set.
+  virtual std::string unusable_reason() { return ""; }
   virtual std::unique_ptr<Stream> make_stream() = 0;
   // Device memory for DeviceKind::cuda providers (host providers never get these calls: the row
   // runner binds host buffers directly). Copies are ordered on `stream`; the runner synchronizes.

@@ -4,11 +4,17 @@
 #ifdef DNNBENCH_HAVE_ONEDNN
 #include "providers/onednn/onednn_provider.hpp"
 #endif
+#ifdef DNNBENCH_HAVE_CUDNN
+#include "providers/cudnn/cudnn_provider.hpp"
+#endif
 
 namespace dnnbench {
 
 const std::vector<ProviderEntry>& provider_registry() {
   static const std::vector<ProviderEntry> entries = {
+#ifdef DNNBENCH_HAVE_CUDNN
+      {"cudnn", [] { return make_cudnn_provider(); }, true},
+#endif
 #ifdef DNNBENCH_HAVE_ONEDNN
       {"onednn", make_onednn_provider, true},
 #endif
@@ -17,12 +23,25 @@ const std::vector<ProviderEntry>& provider_registry() {
   return entries;
 }
 
+namespace {
+
+bool usable(const ProviderEntry& entry) {
+  try {
+    return entry.make()->unusable_reason().empty();
+  } catch (const std::exception&) {
+    return false;  // a provider whose library cannot even start (missing driver, ...)
+  }
+}
+
+}  // namespace
+
 std::vector<std::string> default_provider_names() {
   std::vector<std::string> names;
   for (const auto& entry : provider_registry())
-    if (entry.default_on) names.push_back(entry.name);
+    if (entry.default_on && usable(entry)) names.push_back(entry.name);
   if (names.empty())
-    for (const auto& entry : provider_registry()) names.push_back(entry.name);
+    for (const auto& entry : provider_registry())
+      if (usable(entry)) names.push_back(entry.name);
   return names;
 }
 

@@ -19,8 +19,9 @@ struct ProviderEntry {
 
 // Every provider compiled in, in default order.
 const std::vector<ProviderEntry>& provider_registry();
-// The providers a run uses when --provider is not given: every default_on provider, or every
-// provider when none is (a build without any library still runs the reference).
+// The providers a run uses when --provider is not given: every default_on provider usable on
+// this machine (Provider::unusable_reason() empty), or every provider when none is (a build
+// without any usable library still runs the reference).
 std::vector<std::string> default_provider_names();
 // "unknown provider 'x' (built into this binary: a, b)" when `name` is not built; "" otherwise.
 std::string unknown_provider_message(const std::string& name);

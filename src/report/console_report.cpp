@@ -1,5 +1,7 @@
 #include "report/console_report.hpp"
 
+#include "report/oracle_report.hpp"
+
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
@@ -45,6 +47,25 @@ std::string truncate(std::string text, std::size_t width) {
   return text;
 }
 
+// The rows with the largest median time (kernel time where there is one), slowest first.
+void print_slowest_rows(std::ostream& out, const SuiteResult& suite, std::size_t count) {
+  std::vector<std::pair<double, std::string>> timed;
+  for (const auto& g : suite.graphs)
+    for (const auto& r : g.results) {
+      const auto& stats = r.gpu_kernel_stats ? r.gpu_kernel_stats : r.host_stats;
+      if (r.status == RowStatus::success && stats && stats->n > 0)
+        timed.emplace_back(stats->median, fmt::format("{} / {} / {}", g.graph_name, r.provider,
+                                                      r.engine_id.value_or("-")));
+    }
+  if (timed.empty()) return;
+  count = std::min(count, timed.size());
+  std::partial_sort(timed.begin(), timed.begin() + static_cast<std::ptrdiff_t>(count), timed.end(),
+                    [](const auto& a, const auto& b) { return a.first > b.first; });
+  fmt::print(out, "  slowest rows (median ms):\n");
+  for (std::size_t k = 0; k < count; ++k)
+    fmt::print(out, "    {:>11.4f}  {}\n", timed[k].first, timed[k].second);
+}
+
 }  // namespace
 
 std::string human_flops(double flops) {
@@ -77,19 +98,28 @@ void print_graph_table(std::ostream& out, const GraphResult& g) {
   }
   engine_w = std::min<std::size_t>(engine_w, 28);
   plan_w = std::min<std::size_t>(plan_w, 40);
-  fmt::print(out, "  {:<9} {:<{}} {:<{}} {:>11} {:>9} {:>9}  {}\n", "provider", "engine", engine_w, "plan",
-             plan_w, "median ms", "TFLOP/s", "max rel", "status");
+  // With --oracle: the oracle's median and its speedup over the heuristic plan, with its CI.
+  const bool oracle = graph_has_oracle(g);
+  const auto oracle_columns = [&](const RowResult* r) -> std::string {
+    if (!oracle) return "";
+    if (!r) return fmt::format(" {:>11} {:>24}", "oracle ms", "speedup [95% CI]");
+    const auto ms = r->oracle_delta ? fmt::format("{:.4f}", r->oracle_delta->oracle_median_ms) : "-";
+    return fmt::format(" {:>11} {:>24}", ms, oracle_cell(*r));
+  };
+  fmt::print(out, "  {:<9} {:<{}} {:<{}} {:>11}{} {:>9} {:>9}  {}\n", "provider", "engine", engine_w, "plan",
+             plan_w, "median ms", oracle_columns(nullptr), "TFLOP/s", "max rel", "status");
   for (const auto& r : g.results) {
     const std::string rel = r.correctness ? fmt::format("{:.1e}", r.correctness->max_rel_diff) : "-";
     std::string status = row_verdict(r);
     const auto reason = reason_text(r);
     if (!reason.empty()) status += ": " + truncate(reason, 90);
-    fmt::print(out, "  {:<9} {:<{}} {:<{}} {:>11} {:>9} {:>9}  {}\n", r.provider,
+    fmt::print(out, "  {:<9} {:<{}} {:<{}} {:>11}{} {:>9} {:>9}  {}\n", r.provider,
                truncate(r.engine_id.value_or("-"), engine_w), engine_w,
                truncate(r.plan_name.value_or("-"), plan_w), plan_w,
-               median_text(r.gpu_kernel_stats ? r.gpu_kernel_stats : r.host_stats), throughput_text(r), rel,
-               status);
+               median_text(r.gpu_kernel_stats ? r.gpu_kernel_stats : r.host_stats), oracle_columns(&r),
+               throughput_text(r), rel, status);
   }
+  print_graph_regret(out, g);
 }
 
 void print_row_details(std::ostream& out, const RowResult& r) {
@@ -127,6 +157,7 @@ void print_row_details(std::ostream& out, const RowResult& r) {
   }
   if (r.skip_reason) fmt::print(out, "    skipped: {}\n", *r.skip_reason);
   if (r.error_message) fmt::print(out, "    error: {}\n", *r.error_message);
+  print_oracle_details(out, r);
 }
 
 void print_suite_summary(std::ostream& out, const SuiteResult& suite) {
@@ -135,6 +166,13 @@ void print_suite_summary(std::ostream& out, const SuiteResult& suite) {
              "\nSummary: {} graphs ({} failed to load), {} rows: {} passed, {} failed validation, {} "
              "skipped, {} errors\n",
              s.graphs, s.graph_errors, s.rows, s.passed, s.failed, s.skipped, s.errors);
+  if (s.duplicates > 0 || s.filtered > 0)
+    fmt::print(out, "  not run: {} duplicate graphs (same content as an earlier one), {} filtered out by --op\n",
+               s.duplicates, s.filtered);
+  for (const auto& [provider, p] : s.providers)
+    fmt::print(out, "  {}: {} rows: {} passed, {} failed validation, {} skipped, {} errors\n", provider, p.rows,
+               p.passed, p.failed, p.skipped, p.errors);
+  print_slowest_rows(out, suite, 5);
   for (const auto& g : suite.graphs) {
     if (!g.ok) fmt::print(out, "  load error: {}\n", g.error_message.value_or("?"));
     for (const auto& r : g.results)
@@ -142,6 +180,7 @@ void print_suite_summary(std::ostream& out, const SuiteResult& suite) {
         fmt::print(out, "  {} {} / {} / {}: {}\n", r.status == RowStatus::error ? "error" : "FAILED",
                    g.graph_name, r.provider, r.engine_id.value_or("-"), truncate(reason_text(r), 160));
   }
+  print_oracle_footer(out, suite);
   if (!suite.complete) fmt::print(out, "The run did not complete.\n");
 }
 

@@ -59,7 +59,61 @@ double per_second(double amount, const std::optional<Stats>& stats) {
   return stats && stats->median > 0 ? amount / (stats->median * 1e-3) : 0.0;
 }
 
+json provider_summaries_to_json(const Summary& s) {
+  json providers = json::object();
+  for (const auto& [name, p] : s.providers)
+    providers[name] = {
+        {"rows", p.rows}, {"passed", p.passed}, {"failed", p.failed}, {"skipped", p.skipped}, {"errors", p.errors}};
+  return providers;
+}
+
+json knobs_to_json(const std::vector<std::pair<std::string, std::string>>& knobs) {
+  json out = json::object();
+  for (const auto& [name, value] : knobs) out[name] = value;
+  return out;
+}
+
 }  // namespace
+
+json delta_to_json(const std::optional<PairedDelta>& d) {
+  if (!d) return nullptr;
+  return {{"basis", d->basis},
+          {"baseline_median_ms", d->baseline_median_ms},
+          {"oracle_median_ms", d->oracle_median_ms},
+          {"speedup", num(d->speedup)},
+          {"ci95", {num(d->ci_lo), num(d->ci_hi)}},
+          {"significant", d->significant},
+          {"rounds", d->rounds},
+          {"converged", d->converged},
+          {"method", d->method}};
+}
+
+json oracle_to_json(const std::optional<OracleResult>& o) {
+  if (!o) return nullptr;
+  json candidates = json::array();
+  for (const auto& c : o->candidates)
+    candidates.push_back({{"plan_name", c.plan_name},
+                          {"measured", c.measured},
+                          {"median_ms", opt(c.median_ms)},
+                          {"error", opt(c.error)}});
+  return {{"search", o->search},
+          {"verdict", o->verdict},
+          {"plan_name", o->plan_name},
+          {"knobs", knobs_to_json(o->knobs)},
+          {"rank_of_heuristic_plan", opt(o->rank_of_heuristic_plan)},
+          {"candidates_total", o->candidates_total},
+          {"candidates_benchmarked", o->candidates_benchmarked},
+          {"candidates_failed", o->candidates_failed},
+          {"budget_exhausted", o->budget_exhausted},
+          {"sweep_time_ms", o->sweep_time_ms},
+          {"cpu_build_time_ms", opt(o->cpu_build_time_ms)},
+          {"gpu_kernel_stats", stats_to_json(o->gpu_kernel_stats)},
+          {"host_stats", stats_to_json(o->host_stats)},
+          {"warm_baseline_stats", stats_to_json(o->warm_baseline_stats)},
+          {"correctness", correctness_to_json(o->correctness)},
+          {"delta_withheld", opt(o->delta_withheld)},
+          {"candidates", candidates}};
+}
 
 json stats_to_json(const std::optional<Stats>& s) {
   if (!s) return nullptr;
@@ -83,6 +137,7 @@ json row_to_json(const RowResult& row) {
           {"engine_id", opt(row.engine_id)},
           {"engine_name", opt(row.engine_name)},
           {"engine_notes", row.engine_notes},
+          {"engine_label", opt(row.engine_label)},
           {"status", row_status_name(row.status)},
           {"passed", row.passed()},
           {"skip_reason", opt(row.skip_reason)},
@@ -99,19 +154,33 @@ json row_to_json(const RowResult& row) {
           {"analytical_io_bytes", row.analytical_io_bytes},
           {"flops_per_second", timed ? json(per_second(row.analytical_flops, basis)) : json(nullptr)},
           {"io_bytes_per_second", timed ? json(per_second(row.analytical_io_bytes, basis)) : json(nullptr)},
-          {"correctness", correctness_to_json(row.correctness)}};
+          {"correctness", correctness_to_json(row.correctness)},
+          {"oracle", oracle_to_json(row.oracle)},
+          {"oracle_delta", delta_to_json(row.oracle_delta)},
+          {"oracle_error", opt(row.oracle_error)}};
 }
 
 json graph_to_json(const GraphResult& g) {
   json rows = json::array();
   for (const auto& row : g.results) rows.push_back(row_to_json(row));
+  json regret = json::array();
+  for (const auto& r : g.regret)
+    regret.push_back({{"provider", r.provider},
+                      {"pick_engine", r.pick_engine},
+                      {"pick_plan", r.pick_plan},
+                      {"best_engine", r.best_engine},
+                      {"best_plan", r.best_plan},
+                      {"delta", delta_to_json(r.delta)},
+                      {"note", opt(r.note)}});
   return {{"graph_name", g.graph_name},
           {"graph_path", g.graph_path},
-          {"status", g.ok ? "ok" : "error"},
+          {"status", graph_status_name(g)},
+          {"duplicate_of", opt(g.duplicate_of)},
           {"error_message", opt(g.error_message)},
           {"analytical_flops", g.analytical_flops},
           {"analytical_io_bytes", g.analytical_io_bytes},
-          {"results", rows}};
+          {"results", rows},
+          {"regret", regret}};
 }
 
 json suite_to_json(const SuiteResult& suite) {
@@ -128,7 +197,10 @@ json suite_to_json(const SuiteResult& suite) {
             {"passed", s.passed},
             {"failed", s.failed},
             {"skipped", s.skipped},
-            {"errors", s.errors}}},
+            {"errors", s.errors},
+            {"duplicates", s.duplicates},
+            {"filtered", s.filtered},
+            {"providers", provider_summaries_to_json(s)}}},
           {"exit_code", exit_code_for(suite)},
           {"graphs", graphs}};
 }

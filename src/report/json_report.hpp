@@ -12,6 +12,8 @@ namespace dnnbench {
 inline constexpr int kResultsSchemaVersion = 1;
 
 nlohmann::json stats_to_json(const std::optional<Stats>& stats);
+nlohmann::json delta_to_json(const std::optional<PairedDelta>& delta);
+nlohmann::json oracle_to_json(const std::optional<OracleResult>& oracle);
 nlohmann::json row_to_json(const RowResult& row);
 nlohmann::json graph_to_json(const GraphResult& graph);
 nlohmann::json suite_to_json(const SuiteResult& suite);

@@ -14,21 +14,42 @@ std::string_view row_status_name(RowStatus status) {
   return "?";
 }
 
+std::string_view graph_status_name(const GraphResult& graph) {
+  if (!graph.ok) return "error";
+  if (graph.duplicate_of) return "duplicate";
+  if (graph.filtered) return "filtered";
+  return "ok";
+}
+
 Summary SuiteResult::summary() const {
   Summary s;
+  auto provider_counts = [&s](const std::string& name) -> ProviderSummary& {
+    for (auto& [provider, counts] : s.providers)
+      if (provider == name) return counts;
+    return s.providers.emplace_back(name, ProviderSummary{}).second;
+  };
   for (const auto& g : graphs) {
     ++s.graphs;
     if (!g.ok) ++s.graph_errors;
+    if (g.ok && g.duplicate_of) ++s.duplicates;
+    if (g.ok && g.filtered) ++s.filtered;
     for (const auto& row : g.results) {
       ++s.rows;
-      if (row.status == RowStatus::skipped)
+      auto& p = provider_counts(row.provider);
+      ++p.rows;
+      if (row.status == RowStatus::skipped) {
         ++s.skipped;
-      else if (row.status == RowStatus::error)
+        ++p.skipped;
+      } else if (row.status == RowStatus::error) {
         ++s.errors;
-      else if (row.passed())
+        ++p.errors;
+      } else if (row.passed()) {
         ++s.passed;
-      else
+        ++p.passed;
+      } else {
         ++s.failed;
+        ++p.failed;
+      }
     }
   }
   return s;

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -45,10 +46,59 @@ struct Correctness {
   std::vector<OutputCheck> outputs;
 };
 
+// A plan by engine and knob choices (results do not depend on the provider interface).
+struct PlanRef {
+  std::string engine_id;
+  std::vector<std::pair<std::string, std::string>> knobs;
+  double median_ms = 0;  // as measured in the sweep
+};
+
+// One plan of the oracle's sweep.
+struct OracleCandidate {
+  std::string plan_name;
+  bool measured = false;
+  std::optional<double> median_ms;  // primary figure (kernel time where there is one)
+  std::optional<std::string> error;  // why it failed to build or run
+};
+
+// A paired, interleaved comparison of a baseline plan with another plan.
+struct PairedDelta {
+  std::string basis;  // "gpu_kernel" or "host"
+  double baseline_median_ms = 0, oracle_median_ms = 0;
+  double speedup = 1;            // baseline / oracle: > 1 means the oracle's plan is faster
+  double ci_lo = 1, ci_hi = 1;   // 95% CI of the speedup
+  bool significant = false;      // the CI excludes 1.0
+  std::int64_t rounds = 0;
+  bool converged = false;
+  std::string method;
+};
+
+struct OracleResult {
+  // "searched": the sweep had candidates to choose from; "no-search": one candidate, nothing to
+  // compare; "aa-self-check": the heuristic plan against itself (--oracle-aa).
+  std::string search;
+  // "faster-plan": a plan other than the heuristic's won the sweep (the delta says by how much,
+  // and whether that is significant); "heuristic-best": the heuristic plan won or tied within noise.
+  std::string verdict;
+  std::string plan_name;  // the winner
+  std::vector<std::pair<std::string, std::string>> knobs;
+  std::optional<std::int64_t> rank_of_heuristic_plan;  // 1 = fastest in the sweep
+  std::int64_t candidates_total = 0, candidates_benchmarked = 0, candidates_failed = 0;
+  bool budget_exhausted = false;  // --oracle-max-plans / --oracle-max-seconds stopped the sweep
+  double sweep_time_ms = 0;
+  std::optional<double> cpu_build_time_ms;  // of the winner
+  std::optional<Stats> host_stats, gpu_kernel_stats;  // of the winner, from the paired re-timing
+  std::optional<Stats> warm_baseline_stats;  // of the heuristic plan, from the paired re-timing
+  std::optional<Correctness> correctness;    // of the winner
+  std::optional<std::string> delta_withheld;  // why there is no delta
+  std::vector<OracleCandidate> candidates;
+};
+
 struct RowResult {
   std::string provider;
   std::optional<std::string> engine_id, engine_name;
   std::vector<std::string> engine_notes;
+  std::optional<std::string> engine_label;  // from a recipe's [[engines]] matrix
   RowStatus status = RowStatus::success;
   std::optional<std::string> skip_reason, error_message;
   std::optional<std::string> plan_name;
@@ -59,11 +109,27 @@ struct RowResult {
   std::optional<TimingInfo> timing;
   double analytical_flops = 0, analytical_io_bytes = 0;
   std::optional<Correctness> correctness;
+  // --oracle: null when not run.
+  std::optional<OracleResult> oracle;
+  std::optional<PairedDelta> oracle_delta;
+  std::optional<std::string> oracle_error;  // "Type: message"
+  // The best plan the oracle found (the row's heuristic plan when none was faster), for the
+  // graph regret; not written to the results.
+  std::optional<PlanRef> best_plan;
 
   bool passed() const { return status == RowStatus::success && correctness && correctness->passed; }
   bool validation_failed() const {
     return status == RowStatus::success && correctness && !correctness->passed;
   }
+};
+
+// The library's own overall pick (its first engine's heuristic plan) against the fastest plan
+// measured on any engine of that provider, compared with the same paired method.
+struct GraphRegret {
+  std::string provider;
+  std::string pick_engine, pick_plan, best_engine, best_plan;
+  std::optional<PairedDelta> delta;
+  std::optional<std::string> note;  // e.g. "the pick is the fastest plan measured", or an error
 };
 
 struct GraphResult {
@@ -72,10 +138,24 @@ struct GraphResult {
   std::optional<std::string> error_message;
   double analytical_flops = 0, analytical_io_bytes = 0;
   std::vector<RowResult> results;
+  std::vector<GraphRegret> regret;  // --oracle only
+  // Set: not run, because the same content (every key but `name`) ran as this graph_path.
+  std::optional<std::string> duplicate_of;
+  bool filtered = false;  // left out by --op: not run
+};
+
+// "ok", "error", "duplicate" or "filtered".
+std::string_view graph_status_name(const GraphResult& graph);
+
+// Row counts of one provider.
+struct ProviderSummary {
+  std::int64_t rows = 0, passed = 0, failed = 0, skipped = 0, errors = 0;
 };
 
 struct Summary {
   std::int64_t graphs = 0, graph_errors = 0, rows = 0, passed = 0, failed = 0, skipped = 0, errors = 0;
+  std::int64_t duplicates = 0, filtered = 0;                     // graphs not run
+  std::vector<std::pair<std::string, ProviderSummary>> providers;  // in order of first row
 };
 
 struct SuiteResult {

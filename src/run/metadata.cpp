@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <thread>
 
@@ -50,7 +51,78 @@ constexpr const char* kAlwaysReported[] = {"OMP_NUM_THREADS",      "OMP_PROC_BIN
                                            "CUDA_VISIBLE_DEVICES", "CUDNN_LOGLEVEL_DBG",
                                            "CUBLASLT_LOG_LEVEL",   "DNNBENCH_REFERENCE_THREADS"};
 
+std::string trim(std::string text) {
+  const auto first = text.find_first_not_of(" \t\n");
+  if (first == std::string::npos) return "";
+  return text.substr(first, text.find_last_not_of(" \t\n") - first + 1);
+}
+
+nlohmann::json optional_json(const auto& value) {
+  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+
+nlohmann::json engine_matrix_json(const std::vector<EngineChoice>& matrix) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& c : matrix)
+    list.push_back({{"provider", c.provider}, {"id", c.id}, {"label", optional_json(c.label)}});
+  return list;
+}
+
 }  // namespace
+
+nlohmann::json numa_nodes() {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  std::vector<std::pair<int, std::string>> nodes;
+  for (const auto& entry : fs::directory_iterator("/sys/devices/system/node", ec)) {
+    const auto name = entry.path().filename().string();
+    if (name.rfind("node", 0) != 0 || name.size() == 4 ||
+        name.find_first_not_of("0123456789", 4) != std::string::npos)
+      continue;
+    std::ifstream file(entry.path() / "cpulist");
+    std::string cpus;
+    std::getline(file, cpus);
+    nodes.emplace_back(std::stoi(name.substr(4)), trim(cpus));
+  }
+  if (nodes.empty()) return nullptr;
+  std::sort(nodes.begin(), nodes.end());
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& [id, cpus] : nodes) list.push_back({{"node", id}, {"cpus", cpus}});
+  return list;
+}
+
+nlohmann::json os_pretty_name() {
+  std::ifstream file("/etc/os-release");
+  std::string line;
+  while (std::getline(file, line))
+    if (line.rfind("PRETTY_NAME=", 0) == 0) {
+      auto value = trim(line.substr(12));
+      if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front())
+        value = value.substr(1, value.size() - 2);
+      return value;
+    }
+  return nullptr;
+}
+
+nlohmann::json describe_providers(const RunOptions& options) {
+  nlohmann::json providers = nlohmann::json::object();
+  std::vector<std::string> names = options.providers;
+  if (names.empty()) names = default_provider_names();
+  for (const auto& name : names) {
+    try {
+      if (auto p = make_provider(name)) {
+        nlohmann::json entry = {{"version", p->version()}};
+        nlohmann::json device = nlohmann::json::object();
+        for (const auto& [key, value] : p->device_properties()) device[key] = value;
+        if (!device.empty()) entry["device"] = device;
+        providers[name] = entry;
+      }
+    } catch (const std::exception& e) {
+      providers[name] = {{"version", nullptr}, {"error", e.what()}};
+    }
+  }
+  return providers;
+}
 
 std::vector<double> load_averages() {
   std::ifstream file("/proc/loadavg");
@@ -109,23 +181,24 @@ nlohmann::json collect_metadata(const std::vector<std::string>& argv, const RunO
   gethostname(hostname, sizeof hostname - 1);
   meta["host"] = {{"hostname", hostname},
                   {"os", std::string(uts.sysname)},
+                  {"os_pretty_name", os_pretty_name()},
                   {"kernel", std::string(uts.release)},
                   {"machine", std::string(uts.machine)},
                   {"cpu_model", read_cpu_model()},
                   {"logical_cores", std::thread::hardware_concurrency()},
                   {"memory_bytes", read_memory_bytes()},
+                  {"numa_nodes", numa_nodes()},
                   {"load_average_at_end", load_averages()}};
-  nlohmann::json providers = nlohmann::json::object();
-  std::vector<std::string> names = options.providers;
-  if (names.empty()) names = default_provider_names();
-  for (const auto& name : names) {
-    try {
-      if (auto p = make_provider(name)) providers[name] = {{"version", p->version()}};
-    } catch (const std::exception& e) {
-      providers[name] = {{"version", nullptr}, {"error", e.what()}};
-    }
-  }
+  const auto providers = describe_providers(options);
   meta["providers"] = providers;
+  // The device of the first provider that has one (GPU providers); null on CPU-only runs.
+  meta["gpu"] = nullptr;
+  for (const auto& [name, entry] : providers.items())
+    if (entry.contains("device")) {
+      meta["gpu"] = entry["device"];
+      meta["gpu"]["provider"] = name;
+      break;
+    }
   meta["seed"] = options.seed;
   meta["options"] = {{"warmup", options.warmup},
                      {"iters", options.iters ? nlohmann::json(*options.iters) : nlohmann::json(nullptr)},
@@ -138,7 +211,25 @@ nlohmann::json collect_metadata(const std::vector<std::string>& argv, const RunO
                      {"rtol", options.rtol ? nlohmann::json(*options.rtol) : nlohmann::json(nullptr)},
                      {"atol", options.atol ? nlohmann::json(*options.atol) : nlohmann::json(nullptr)},
                      {"providers", options.providers},
-                     {"engines", options.engines}};
+                     {"engines", options.engines},
+                     {"skip_engines", options.skip_engines},
+                     {"engine_matrix", engine_matrix_json(options.engine_matrix)},
+                     {"ops", options.ops},
+                     {"graphs", options.graph_arguments},
+                     {"recipe", optional_json(options.recipe_path)},
+                     {"output", optional_json(options.output_path)},
+                     {"dump_tensors", optional_json(options.dump_tensors_dir)},
+                     {"save_samples", options.save_samples},
+                     {"oracle",
+                      {{"enabled", options.oracle.enabled},
+                       {"aa_self_check", options.oracle.aa_self_check},
+                       {"max_plans", options.oracle.max_plans},
+                       {"max_seconds", options.oracle.max_seconds},
+                       {"min_effect", options.oracle.min_effect}}},
+                     {"max_graph_bytes", options.limits.max_graph_bytes},
+                     {"max_archive_entry_bytes", options.archive.max_entry_bytes},
+                     {"max_archive_bytes", options.archive.max_total_bytes},
+                     {"dry_run", options.dry_run}};
   meta["environment"] = selection_environment();
   return meta;
 }

@@ -11,6 +11,13 @@ namespace dnnbench {
 
 // `argv` is the full command line; provider versions are read from the providers selected.
 nlohmann::json collect_metadata(const std::vector<std::string>& argv, const RunOptions& options);
+// {name: {version, device?}} of the providers the run selects (every default one when none);
+// `device` holds the provider's device_properties() when it has any.
+nlohmann::json describe_providers(const RunOptions& options);
+// Host facts read from the system: NUMA nodes (/sys/devices/system/node), OS pretty name
+// (/etc/os-release); null where unreadable.
+nlohmann::json numa_nodes();
+nlohmann::json os_pretty_name();
 // Environment variables that change library selection or threading, with unset ones as null.
 nlohmann::json selection_environment();
 // 1, 5 and 15-minute load averages (empty when unreadable).

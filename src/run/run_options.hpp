@@ -7,8 +7,25 @@
 
 #include "graph/validate.hpp"
 #include "measure/stopping_rule.hpp"
+#include "run/archive.hpp"
 
 namespace dnnbench {
+
+struct OracleOptions {
+  bool enabled = false;
+  bool aa_self_check = false;  // --oracle-aa: the heuristic plan against itself, for the noise floor
+  int max_plans = 32;          // per row
+  double max_seconds = 30;     // per row's sweep
+  double min_effect = 0.01;    // smallest speedup - 1 called significant (--oracle-min-effect)
+  // Sweep measurements are short: they only rank candidates; the winner is re-timed paired.
+  AdaptiveLimits sweep{0.02, 5, 10, 200, 250};
+};
+
+// One line of a recipe's [[engines]] matrix.
+struct EngineChoice {
+  std::string provider, id;
+  std::optional<std::string> label;  // shown with the row (engine_label)
+};
 
 struct RunOptions {
   std::vector<std::string> providers;  // empty: every provider built
@@ -21,6 +38,15 @@ struct RunOptions {
   std::optional<std::string> dump_tensors_dir;
   bool save_samples = false;
   ValidationLimits limits;
+  OracleOptions oracle;
+  std::vector<std::string> skip_engines;    // ids or names never run
+  std::vector<EngineChoice> engine_matrix;  // a provider listed here runs only these ids, in order
+  std::vector<std::string> ops;             // keep only graphs with a node of one of these op types
+  bool dry_run = false;                     // load, filter and list the graphs; run no row
+  ArchiveLimits archive;
+  // Recorded in the metadata only.
+  std::vector<std::string> graph_arguments;
+  std::optional<std::string> recipe_path, output_path;
 };
 
 }  // namespace dnnbench

@@ -11,6 +11,8 @@
 #include "graph/validate.hpp"
 #include "providers/registry.hpp"
 #include "run/graph_data.hpp"
+#include "run/graph_loader.hpp"
+#include "run/oracle.hpp"
 #include "run/row_runner.hpp"
 #include "tensor/npy.hpp"
 
@@ -87,8 +89,20 @@ void run_graph(GraphResult& result, const Graph& graph, std::vector<ProviderSlot
       add(std::move(row));
       continue;
     }
-    const auto selection = select_engines(offered, options.engines);
-    for (const auto& engine : selection.engines) add(run_row(data, provider, *slot.stream, engine, options));
+    const auto wanted = wanted_engines(options, provider.name());
+    const auto selection = select_engines(offered, wanted.ids, options.skip_engines);
+    const auto first_row = result.results.size();
+    for (const auto& engine : selection.engines) {
+      auto row = run_row(data, provider, *slot.stream, engine, options);
+      row.engine_label = wanted.label_of(engine);
+      add(std::move(row));
+    }
+    if (options.oracle.enabled && !options.oracle.aa_self_check) {
+      std::vector<const RowResult*> rows;
+      for (auto i = first_row; i < result.results.size(); ++i) rows.push_back(&result.results[i]);
+      if (auto regret = graph_regret(data, provider, *slot.stream, rows, options))
+        result.regret.push_back(std::move(*regret));
+    }
     for (const auto& id : selection.missing) {
       auto row =
           skipped_row(&data, provider.name(), fmt::format("engine '{}' is not offered for this graph", id));
@@ -102,11 +116,33 @@ void run_graph(GraphResult& result, const Graph& graph, std::vector<ProviderSlot
 
 }  // namespace
 
-EngineSelection select_engines(const std::vector<EngineInfo>& offered,
-                               const std::vector<std::string>& wanted) {
+WantedEngines wanted_engines(const RunOptions& options, std::string_view provider) {
+  WantedEngines wanted;
+  for (const auto& choice : options.engine_matrix)
+    if (choice.provider == provider) {
+      wanted.ids.push_back(choice.id);
+      wanted.labels.push_back(choice.label);
+    }
+  if (wanted.ids.empty()) wanted.ids = options.engines;
+  return wanted;
+}
+
+std::optional<std::string> WantedEngines::label_of(const EngineInfo& engine) const {
+  for (std::size_t k = 0; k < ids.size() && k < labels.size(); ++k)
+    if (labels[k] && (ids[k] == engine.id || ids[k] == engine.name)) return labels[k];
+  return std::nullopt;
+}
+
+EngineSelection select_engines(const std::vector<EngineInfo>& offered, const std::vector<std::string>& wanted,
+                               const std::vector<std::string>& skipped) {
   EngineSelection selection;
+  const auto is_skipped = [&](const EngineInfo& e) {
+    return std::any_of(skipped.begin(), skipped.end(),
+                       [&](const std::string& s) { return s == e.id || s == e.name; });
+  };
   if (wanted.empty()) {
-    selection.engines = offered;
+    for (const auto& e : offered)
+      if (!is_skipped(e)) selection.engines.push_back(e);
     return selection;
   }
   for (const auto& w : wanted) {
@@ -114,6 +150,7 @@ EngineSelection select_engines(const std::vector<EngineInfo>& offered,
     for (const auto& e : offered)
       if (e.id == w || e.name == w) {
         found = true;
+        if (is_skipped(e)) continue;
         const bool already = std::any_of(selection.engines.begin(), selection.engines.end(),
                                          [&](const EngineInfo& s) { return s.id == e.id; });
         if (!already) selection.engines.push_back(e);
@@ -123,26 +160,15 @@ EngineSelection select_engines(const std::vector<EngineInfo>& offered,
   return selection;
 }
 
-SuiteResult run_suite(const std::vector<std::string>& graph_paths, const RunOptions& options,
-                      RunObserver& observer) {
+SuiteResult run_suite(const std::vector<GraphInput>& inputs, const RunOptions& options, RunObserver& observer) {
   auto providers = make_providers(options);
   SuiteResult suite;
-  for (std::size_t i = 0; i < graph_paths.size(); ++i) {
-    const auto& path = graph_paths[i];
-    observer.graph_started(i, graph_paths.size(), path);
+  GraphLoader loader(options);
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    observer.graph_started(i, inputs.size(), inputs[i].path);
     GraphResult result;
-    result.graph_path = path;
-    result.graph_name = std::filesystem::path(path).stem().string();
-    std::optional<Graph> graph;
-    try {
-      graph = read_graph_file(path);
-      result.graph_name = graph->name;
-      validate_graph(*graph, options.limits);
-    } catch (const std::exception& e) {
-      result.ok = false;
-      result.error_message = e.what();
-    }
-    if (result.ok) {
+    const auto graph = loader.load(inputs[i], result);
+    if (graph && !options.dry_run) {
       try {
         run_graph(result, *graph, providers, options, observer);
       } catch (const std::exception& e) {  // failures outside any row (fills, dumps)

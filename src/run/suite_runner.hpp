@@ -6,6 +6,7 @@
 
 #include "providers/provider.hpp"
 #include "report/results.hpp"
+#include "run/inputs.hpp"
 #include "run/run_options.hpp"
 
 namespace dnnbench {
@@ -19,8 +20,9 @@ class RunObserver {
   virtual void graph_finished(const GraphResult& /*graph*/) {}
 };
 
-// Throws std::invalid_argument for an unknown provider name (a usage error).
-SuiteResult run_suite(const std::vector<std::string>& graph_paths, const RunOptions& options,
+// Throws std::invalid_argument for an unknown provider name (a usage error). Inputs become
+// graph entries in order; see run/graph_loader.hpp for those that are not run.
+SuiteResult run_suite(const std::vector<GraphInput>& inputs, const RunOptions& options,
                       RunObserver& observer);
 
 // The engines of a provider selected by --engine (ids or names, order kept); every engine
@@ -30,7 +32,17 @@ struct EngineSelection {
   std::vector<EngineInfo> engines;
   std::vector<std::string> missing;
 };
-EngineSelection select_engines(const std::vector<EngineInfo>& offered,
-                               const std::vector<std::string>& wanted);
+// Engines named in `skipped` (ids or names, --skip-engine) are left out either way.
+EngineSelection select_engines(const std::vector<EngineInfo>& offered, const std::vector<std::string>& wanted,
+                               const std::vector<std::string>& skipped = {});
+
+// The engines a provider should run: its lines of the recipe's [[engines]] matrix when it has
+// any (with their labels), else --engine.
+struct WantedEngines {
+  std::vector<std::string> ids;
+  std::vector<std::optional<std::string>> labels;  // parallel to ids; empty for --engine
+  std::optional<std::string> label_of(const EngineInfo& engine) const;
+};
+WantedEngines wanted_engines(const RunOptions& options, std::string_view provider);
 
 }  // namespace dnnbench

@@ -50,9 +50,13 @@ class TempDir {
   std::filesystem::path path_;
 };
 
-inline CliResult run_cli(const std::vector<std::string>& args) {
+// `environment`: "NAME=value" assignments for the child only (e.g. TMPDIR).
+inline CliResult run_cli(const std::vector<std::string>& args, const std::vector<std::string>& environment = {}) {
   TempDir dir;
-  std::string command = shell_quote(DNNBENCH_BINARY);
+  std::string command;
+  for (const auto& assignment : environment) command += shell_quote(assignment) + " ";
+  if (!environment.empty()) command = "env " + command;
+  command += shell_quote(DNNBENCH_BINARY);
   for (const auto& a : args) command += " " + shell_quote(a);
   command += " >" + shell_quote((dir / "out").string()) + " 2>" + shell_quote((dir / "err").string()) +
              " </dev/null";

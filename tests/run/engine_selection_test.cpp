@@ -32,13 +32,26 @@ TEST(RowRunner, SanitizeForPath) {
   EXPECT_EQ(sanitize_for_path("a/b"), "a_b");
 }
 
-TEST(Inputs, FoldersExpandRecursivelySortedAndCommasSplit) {
-  const auto paths =
-      expand_graph_inputs({std::string(DNNBENCH_SOURCE_DIR) + "/graphs/samples", "x.json,y.json"});
-  ASSERT_GT(paths.size(), 25u);
-  EXPECT_TRUE(std::is_sorted(paths.begin(), paths.end() - 2));
-  EXPECT_EQ(paths[paths.size() - 2], "x.json");
-  EXPECT_EQ(paths.back(), "y.json");
+TEST(EngineSelection, SkippedEnginesAreLeftOutByIdOrName) {
+  const std::vector<EngineInfo> offered = {{"a", "Alpha", {}}, {"b", "Beta", {}}, {"c", "Gamma", {}}};
+  auto s = select_engines(offered, {}, {"b", "Gamma"});
+  ASSERT_EQ(s.engines.size(), 1u);
+  EXPECT_EQ(s.engines[0].id, "a");
+  s = select_engines(offered, {"c", "b", "a"}, {"b"});
+  ASSERT_EQ(s.engines.size(), 2u);
+  EXPECT_EQ(s.engines[0].id, "c");
+  EXPECT_TRUE(s.missing.empty());  // skipped is not missing
+}
+
+TEST(EngineSelection, RecipeMatrixRestrictsItsProvidersAndCarriesLabels) {
+  RunOptions options;
+  options.engines = {"x"};
+  options.engine_matrix = {{"onednn", "b", "fast"}, {"onednn", "a", std::nullopt}, {"other", "z", std::nullopt}};
+  const auto w = wanted_engines(options, "onednn");
+  EXPECT_EQ(w.ids, (std::vector<std::string>{"b", "a"}));
+  EXPECT_EQ(w.label_of({"b", "Beta", {}}), "fast");
+  EXPECT_FALSE(w.label_of({"a", "Alpha", {}}));
+  EXPECT_EQ(wanted_engines(options, "reference").ids, std::vector<std::string>{"x"});  // not in the matrix
 }
 
 }  // namespace

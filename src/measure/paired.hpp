@@ -1,0 +1,46 @@
+#pragma once
+// Paired comparison of two plans: samples taken in interleaved rounds (A B, then B A, ...) so
+// that drift in the machine's state (clocks, power cap, temperature, other load) hits both
+// sides alike. Result: the ratio of medians (A / B: > 1 means B is faster) with a 95% CI.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "measure/stats.hpp"
+
+namespace dnnbench {
+
+struct PairedResult {
+  std::int64_t rounds = 0;
+  Stats a, b;
+  double ratio = 1;              // median(a) / median(b)
+  double ci_lo = 1, ci_hi = 1;   // 95% CI of the ratio (paired percentile bootstrap)
+  // The CI excludes 1.0 and the ratio is at least `min_effect` away from 1: an effect smaller
+  // than the noise floor is never called significant, however tight its interval.
+  bool significant = false;
+  bool converged = false;        // the stopping rule's target was met (not a cap)
+  std::string method;
+};
+
+// Ratio of medians with a paired percentile bootstrap CI: rounds are resampled with
+// replacement (keeping each round's A and B together, so shared drift cancels), `resamples`
+// times, with a fixed seed so that results are reproducible.
+PairedResult compare_paired(const std::vector<double>& a, const std::vector<double>& b, int resamples = 2000,
+                            std::uint64_t seed = 1, double min_effect = 0.0);
+
+struct PairedLimits {
+  std::int64_t min_rounds = 20;
+  std::int64_t max_rounds = 400;
+  double max_time_ms = 3000;      // both sides together
+  double target_ci_rel = 0.01;    // stop when the ratio's CI half-width is within ±1%
+  double min_effect = 0.01;       // smallest |ratio - 1| called significant (the A/A noise floor)
+};
+
+// Runs interleaved rounds of `sample_a` / `sample_b` (each returns one sample in ms), ABBA
+// order, until the CI of the median of per-round ratios is within target or a cap, then
+// compares with compare_paired.
+PairedResult run_paired(const std::function<double()>& sample_a, const std::function<double()>& sample_b,
+                        const PairedLimits& limits);
+
+}  // namespace dnnbench

@@ -1,0 +1,151 @@
+// The cuDNN provider. engines(): every global engine index whose ENGINE finalizes for the
+// graph, ordered by first appearance in the heuristic's results (mode A unless told), then by
+// index. heuristic_plan(): that engine's first heuristic config, or its default knobs.
+// plan_space(): its heuristic configs plus one-knob variations read from its knob info.
+#include "providers/cudnn/cudnn_provider.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "providers/cudnn/device.hpp"
+#include "providers/cudnn/engines.hpp"
+#include "providers/cudnn/plan.hpp"
+
+namespace dnnbench {
+
+namespace cudnn {
+namespace {
+
+// The environment variable that picks the heuristic mode when the constructor is not told.
+constexpr const char* kHeurModeEnv = "DNNBENCH_CUDNN_HEUR_MODE";
+
+// True when a convolution or matmul of the graph reads fp32 data.
+bool fp32_contraction(const Graph& graph) {
+  for (const auto& node : graph.nodes) {
+    if (node.kind != OpKind::conv_fwd && node.kind != OpKind::conv_bwd_data &&
+        node.kind != OpKind::conv_bwd_weights && node.kind != OpKind::matmul)
+      continue;
+    for (const auto& port : node.inputs)
+      if (graph.tensor(port.uid).dtype == DataType::f32) return true;
+  }
+  return false;
+}
+
+class CudnnProvider final : public Provider {
+ public:
+  explicit CudnnProvider(HeurMode mode) : mode_(mode), no_device_(no_device_reason()) {}
+
+  std::string_view name() const override { return "cudnn"; }
+  DeviceKind device() const override { return DeviceKind::cuda; }
+  std::string version() const override {
+    return fmt::format("cuDNN {} (CUDA runtime {})", cudnn_version_string(), cuda_runtime_version_string());
+  }
+  // Without a CUDA device the provider still constructs (and is left out of default runs);
+  // engines() then throws Unsupported with this reason.
+  std::string unusable_reason() override { return no_device_.value_or(""); }
+  std::unique_ptr<Stream> make_stream() override { return std::make_unique<CudaStream>(); }
+  std::unique_ptr<DeviceBuffer> allocate(std::size_t bytes) override {
+    return std::make_unique<DeviceMemory>(bytes);
+  }
+  void copy_to_device(void* dst, const void* src, std::size_t bytes, Stream& stream) override {
+    cuda_check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, cuda_stream_of(stream)),
+               "copy to device");
+  }
+  void copy_to_host(void* dst, const void* src, std::size_t bytes, Stream& stream) override {
+    cuda_check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, cuda_stream_of(stream)),
+               "copy to host");
+  }
+  std::vector<std::pair<std::string, std::string>> device_properties() override {
+    auto props = device_description();
+    props.emplace_back("cudnn_heuristic_mode", std::string(heur_mode_name(mode_)));
+    return props;
+  }
+
+  std::vector<EngineInfo> engines(const Graph& graph) override {
+    const Analysis& a = analysis(graph);
+    if (a.engines.empty())
+      throw Unsupported(fmt::format("cuDNN finalizes none of its {} engines for this graph ({}){}",
+                                    a.global_count, a.graph->summary,
+                                    a.refused.empty() ? "" : ": " + a.refused.front()));
+    std::vector<EngineInfo> out;
+    for (const auto& e : a.engines) {
+      EngineInfo info{engine_id(e.index), engine_id(e.index), e.notes};
+      // Tensor cores have no fp32 multiply: on fp32 data a TENSOR_CORE engine rounds its
+      // inputs to TF32 (10-bit mantissa), so its error is TF32's, not fp32's.
+      if (fp32_contraction(graph) &&
+          std::find(e.notes.begin(), e.notes.end(), "TENSOR_CORE") != e.notes.end())
+        info.notes.push_back(std::string(kTf32Note));
+      if (!e.heuristic_configs.empty())
+        info.notes.push_back(
+            fmt::format("heuristic {} configs: {}", heur_mode_name(a.mode), e.heuristic_configs.size()));
+      out.push_back(std::move(info));
+    }
+    return out;
+  }
+
+  PlanSpec heuristic_plan(const Graph& graph, const EngineInfo& engine) override {
+    const EngineEntry& e = entry(graph, engine.id);
+    return to_spec(e.heuristic_configs.empty() ? EngineConfig{e.index, {}} : e.heuristic_configs.front());
+  }
+
+  std::vector<PlanSpec> plan_space(const Graph& graph, const EngineInfo& engine,
+                                   const SweepLimits& limits) override {
+    std::vector<PlanSpec> specs;
+    for (const auto& c : cudnn::plan_space(entry(graph, engine.id), limits.max_plans))
+      specs.push_back(to_spec(c));
+    return specs;
+  }
+
+  std::unique_ptr<Plan> build(const Graph& graph, const PlanSpec& spec) override {
+    const EngineConfig config = from_spec(spec);
+    return std::make_unique<CudnnPlan>(analysis(graph).graph, config);
+  }
+
+ private:
+  // The analysis of the last graph asked about: rows of one graph ask engines(), then per
+  // engine heuristic_plan() and build(), so one cached graph saves re-running the heuristic.
+  const Analysis& analysis(const Graph& graph) {
+    if (no_device_) throw Unsupported(*no_device_);
+    const std::string key = graph.source_path + "|" + graph.name + "|" +
+                            std::to_string(graph.tensors.size()) + "|" + std::to_string(graph.nodes.size());
+    if (cached_ && cached_graph_ == &graph && cached_key_ == key) return *cached_;
+    if (!handle_) handle_ = std::make_shared<const Handle>();
+    cached_.reset();
+    auto lowered = lower_graph(graph, handle_);
+    cached_ = analyze(std::move(lowered), mode_);
+    cached_graph_ = &graph;
+    cached_key_ = key;
+    return *cached_;
+  }
+
+  const EngineEntry& entry(const Graph& graph, const std::string& id) {
+    const Analysis& a = analysis(graph);
+    for (const auto& e : a.engines)
+      if (engine_id(e.index) == id) return e;
+    throw Unsupported("cuDNN lists no engine '" + id + "' for this graph");
+  }
+
+  HeurMode mode_;
+  std::optional<std::string> no_device_;
+  std::shared_ptr<const Handle> handle_;
+  std::optional<Analysis> cached_;
+  const Graph* cached_graph_ = nullptr;
+  std::string cached_key_;
+};
+
+}  // namespace
+}  // namespace cudnn
+
+std::unique_ptr<Provider> make_cudnn_provider(std::optional<std::string> heur_mode) {
+  if (!heur_mode)
+    if (const char* env = std::getenv(cudnn::kHeurModeEnv); env && *env) heur_mode = env;
+  return std::make_unique<cudnn::CudnnProvider>(cudnn::parse_heur_mode(heur_mode.value_or("a")));
+}
+
+bool cudnn_device_available() {
+  return !cudnn::no_device_reason().has_value();
+}
+
+}  // namespace dnnbench

@@ -1,0 +1,125 @@
+#include "providers/cudnn/device.hpp"
+
+#include <cudnn.h>
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+namespace dnnbench::cudnn {
+
+void cuda_check(cudaError_t err, std::string_view what) {
+  if (err == cudaSuccess) return;
+  throw std::runtime_error(fmt::format("{}: {} ({})", what, cudaGetErrorString(err), cudaGetErrorName(err)));
+}
+
+std::optional<std::string> no_device_reason() {
+  int count = 0;
+  const cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess) {
+    cudaGetLastError();  // clear it: the process goes on without the device
+    return fmt::format("no CUDA device: {} ({})", cudaGetErrorString(err), cudaGetErrorName(err));
+  }
+  if (count == 0) return std::string("no CUDA device: the driver reports none");
+  return std::nullopt;
+}
+
+CudaStream::CudaStream() {
+  if (no_device_reason()) return;
+  cuda_check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+}
+
+CudaStream::~CudaStream() {
+  if (stream_) cudaStreamDestroy(stream_);
+}
+
+void CudaStream::synchronize() {
+  if (stream_) cuda_check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+}
+
+std::unique_ptr<KernelTimer> CudaStream::make_kernel_timer() {
+  if (!stream_) return nullptr;
+  return std::make_unique<EventTimer>(stream_);
+}
+
+cudaStream_t cuda_stream_of(Stream& stream) {
+  auto* cuda = dynamic_cast<CudaStream*>(&stream);
+  if (!cuda) throw std::invalid_argument("the cudnn provider runs only on streams it made");
+  if (!cuda->get()) throw std::runtime_error("the stream has no CUDA device");
+  return cuda->get();
+}
+
+EventTimer::EventTimer(cudaStream_t stream) : stream_(stream) {
+  cuda_check(cudaEventCreate(&start_), "cudaEventCreate");
+  cuda_check(cudaEventCreate(&stop_), "cudaEventCreate");
+}
+
+EventTimer::~EventTimer() {
+  if (start_) cudaEventDestroy(start_);
+  if (stop_) cudaEventDestroy(stop_);
+}
+
+void EventTimer::start() {
+  cuda_check(cudaEventRecord(start_, stream_), "cudaEventRecord");
+}
+void EventTimer::stop() {
+  cuda_check(cudaEventRecord(stop_, stream_), "cudaEventRecord");
+}
+
+double EventTimer::elapsed_ms() {
+  cuda_check(cudaEventSynchronize(stop_), "cudaEventSynchronize");
+  float ms = 0;
+  cuda_check(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
+  return ms;
+}
+
+DeviceMemory::DeviceMemory(std::size_t bytes) : bytes_(bytes) {
+  // cudaMalloc(0) returns no pointer; one byte keeps data() non-null for empty tensors.
+  cuda_check(cudaMalloc(&ptr_, bytes == 0 ? 1 : bytes), fmt::format("cudaMalloc of {} bytes", bytes));
+}
+
+DeviceMemory::~DeviceMemory() {
+  if (ptr_) cudaFree(ptr_);
+}
+
+std::string cudnn_version_string() {
+  // cudnnGetVersion() is major*10000 + minor*100 + patch since cuDNN 9.
+  const auto v = static_cast<long>(cudnnGetVersion());
+  return fmt::format("{}.{}.{}", v / 10000, (v / 100) % 100, v % 100);
+}
+
+std::string cuda_runtime_version_string() {
+  int v = 0;
+  cudaRuntimeGetVersion(&v);
+  return fmt::format("{}.{}", v / 1000, (v % 1000) / 10);
+}
+
+std::vector<std::pair<std::string, std::string>> device_description() {
+  std::vector<std::pair<std::string, std::string>> props;
+  if (auto reason = no_device_reason()) {
+    props.emplace_back("device", *reason);
+    return props;
+  }
+  int device = 0;
+  cuda_check(cudaGetDevice(&device), "cudaGetDevice");
+  cudaDeviceProp p{};
+  cuda_check(cudaGetDeviceProperties(&p, device), "cudaGetDeviceProperties");
+  int driver = 0, sm_clock_khz = 0, mem_clock_khz = 0;
+  cudaDriverGetVersion(&driver);
+  cudaDeviceGetAttribute(&sm_clock_khz, cudaDevAttrClockRate, device);
+  cudaDeviceGetAttribute(&mem_clock_khz, cudaDevAttrMemoryClockRate, device);
+  props.emplace_back("device", p.name);
+  props.emplace_back("device_index", std::to_string(device));
+  props.emplace_back("compute_capability", fmt::format("{}.{}", p.major, p.minor));
+  props.emplace_back("sm_count", std::to_string(p.multiProcessorCount));
+  props.emplace_back("memory_bytes", std::to_string(p.totalGlobalMem));
+  props.emplace_back("l2_cache_bytes", std::to_string(p.l2CacheSize));
+  props.emplace_back("max_sm_clock_mhz", std::to_string(sm_clock_khz / 1000));
+  props.emplace_back("memory_clock_mhz", std::to_string(mem_clock_khz / 1000));
+  props.emplace_back("cuda_driver_version", fmt::format("{}.{}", driver / 1000, (driver % 1000) / 10));
+  props.emplace_back("cuda_runtime_version", cuda_runtime_version_string());
+  props.emplace_back("cudnn_version", cudnn_version_string());
+  props.emplace_back("cudnn_cudart_version", std::to_string(cudnnGetCudartVersion()));
+  return props;
+}
+
+}  // namespace dnnbench::cudnn

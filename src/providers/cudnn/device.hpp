@@ -1,0 +1,76 @@
+#pragma once
+// The CUDA side of the provider: device presence, streams, event timers, device memory.
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "providers/provider.hpp"
+
+namespace dnnbench::cudnn {
+
+// Throws std::runtime_error with `what` and CUDA's error string.
+void cuda_check(cudaError_t err, std::string_view what);
+// Why no CUDA device can be used ("no CUDA device: ..."), or nullopt when one can.
+std::optional<std::string> no_device_reason();
+
+// A CUDA stream of its own (never the legacy default stream, which synchronizes with others).
+// Without a device it holds none and every call is a no-op, so a provider can be constructed.
+class CudaStream final : public Stream {
+ public:
+  CudaStream();
+  CudaStream(const CudaStream&) = delete;
+  CudaStream& operator=(const CudaStream&) = delete;
+  ~CudaStream() override;
+  void synchronize() override;
+  std::unique_ptr<KernelTimer> make_kernel_timer() override;
+  cudaStream_t get() const { return stream_; }
+
+ private:
+  cudaStream_t stream_ = nullptr;
+};
+
+// The CUDA stream behind a Stream this provider made; throws for any other kind.
+cudaStream_t cuda_stream_of(Stream& stream);
+
+// Device time between two events recorded on the stream.
+class EventTimer final : public KernelTimer {
+ public:
+  explicit EventTimer(cudaStream_t stream);
+  EventTimer(const EventTimer&) = delete;
+  EventTimer& operator=(const EventTimer&) = delete;
+  ~EventTimer() override;
+  void start() override;
+  void stop() override;
+  double elapsed_ms() override;
+
+ private:
+  cudaStream_t stream_;
+  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+};
+
+class DeviceMemory final : public DeviceBuffer {
+ public:
+  explicit DeviceMemory(std::size_t bytes);
+  DeviceMemory(const DeviceMemory&) = delete;
+  DeviceMemory& operator=(const DeviceMemory&) = delete;
+  ~DeviceMemory() override;
+  void* data() override { return ptr_; }
+  std::size_t size() const override { return bytes_; }
+
+ private:
+  void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+// Name, compute capability, SMs, memory, clocks, driver/runtime and cuDNN versions.
+std::vector<std::pair<std::string, std::string>> device_description();
+// "9.14.0" from cudnnGetVersion() (the library loaded, not the header built against).
+std::string cudnn_version_string();
+std::string cuda_runtime_version_string();
+
+}  // namespace dnnbench::cudnn

@@ -1,0 +1,45 @@
+#pragma once
+// A built cuDNN plan: the finalized execution plan, everything it points to (operation graph,
+// engine config), its workspace, and the variant pack of the bound buffers.
+#include <array>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "providers/cudnn/device.hpp"
+#include "providers/cudnn/engines.hpp"
+#include "providers/provider.hpp"
+
+namespace dnnbench::cudnn {
+
+class CudnnPlan final : public Plan {
+ public:
+  // Finalizes the execution plan (kernel selection; runtime-compiled engines compile here) and
+  // allocates its workspace. Throws Unsupported when cuDNN refuses the config, or when the
+  // plan it built is not the one requested.
+  CudnnPlan(std::shared_ptr<OpGraph> graph, const EngineConfig& config);
+  CudnnPlan(const CudnnPlan&) = delete;
+  CudnnPlan& operator=(const CudnnPlan&) = delete;
+
+  std::string name() const override { return name_; }
+  std::size_t workspace_bytes() const override { return workspace_bytes_; }
+  void bind(const Bindings& bindings, Stream& stream) override;
+  void execute(Stream& stream) override;
+  void publish_outputs(Stream&) override {}
+  std::vector<std::string> notes() const override { return notes_; }
+
+ private:
+  std::shared_ptr<OpGraph> graph_;
+  BuiltConfig config_;
+  Descriptor plan_;
+  std::string name_;
+  std::size_t workspace_bytes_ = 0;
+  std::unique_ptr<DeviceMemory> workspace_;
+  // By-value scalars converted to their tensor's type; the variant pack points here.
+  std::vector<std::array<std::byte, 8>> scalars_;
+  Descriptor pack_;
+  std::vector<std::string> notes_;
+};
+
+}  // namespace dnnbench::cudnn

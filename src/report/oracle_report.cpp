@@ -1,0 +1,98 @@
+#include "report/oracle_report.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace dnnbench {
+
+bool graph_has_oracle(const GraphResult& graph) {
+  return std::any_of(graph.results.begin(), graph.results.end(),
+                     [](const RowResult& r) { return r.oracle || r.oracle_error; });
+}
+
+std::string speedup_text(const PairedDelta& d) {
+  if (!d.significant) return fmt::format("~{:.2f}x (n.s.)", d.speedup);
+  return fmt::format("{:.2f}x [{:.2f}, {:.2f}]", d.speedup, d.ci_lo, d.ci_hi);
+}
+
+std::string oracle_cell(const RowResult& row) {
+  if (row.oracle_error) return "oracle error";
+  if (!row.oracle) return "-";
+  if (row.oracle_delta) return speedup_text(*row.oracle_delta);
+  if (row.oracle->search == "no-search") return "no-search";
+  if (row.oracle->verdict == "heuristic-best") return "=heuristic";
+  return "withheld";
+}
+
+void print_oracle_details(std::ostream& out, const RowResult& r) {
+  if (r.oracle_error) {
+    fmt::print(out, "    Oracle: error: {}\n", *r.oracle_error);
+    return;
+  }
+  if (!r.oracle) return;
+  const auto& o = *r.oracle;
+  fmt::print(out, "    Oracle: {} ({}), winner {}; heuristic plan ranked {} of {} measured ({} candidates, {} failed{}), "
+             "sweep {:.1f} ms\n",
+             o.search, o.verdict, o.plan_name,
+             o.rank_of_heuristic_plan ? std::to_string(*o.rank_of_heuristic_plan) : "-", o.candidates_benchmarked,
+             o.candidates_total, o.candidates_failed, o.budget_exhausted ? ", budget exhausted" : "", o.sweep_time_ms);
+  for (const auto& c : o.candidates)
+    fmt::print(out, "      {:<40} {}\n", c.plan_name,
+               c.measured ? fmt::format("{:.4f} ms", c.median_ms.value_or(0)) : "failed: " + c.error.value_or("?"));
+  if (r.oracle_delta) {
+    const auto& d = *r.oracle_delta;
+    fmt::print(out, "      paired ({} rounds{}, {}): heuristic {:.4f} ms vs oracle {:.4f} ms -> {}\n", d.rounds,
+               d.converged ? "" : ", stopped at cap", d.basis, d.baseline_median_ms, d.oracle_median_ms,
+               speedup_text(d));
+  }
+  if (o.correctness)
+    fmt::print(out, "      oracle plan check: {} (max rel {:.2e})\n", o.correctness->passed ? "passed" : "FAILED",
+               o.correctness->max_rel_diff);
+  if (o.delta_withheld) fmt::print(out, "      no delta: {}\n", *o.delta_withheld);
+}
+
+void print_graph_regret(std::ostream& out, const GraphResult& g) {
+  for (const auto& r : g.regret) {
+    if (r.delta)
+      fmt::print(out, "  regret ({}): pick {} vs best {} (engine {}): {}\n", r.provider, r.pick_plan, r.best_plan,
+                 r.best_engine, speedup_text(*r.delta));
+    else
+      fmt::print(out, "  regret ({}): pick {}: {}\n", r.provider, r.pick_plan, r.note.value_or("-"));
+  }
+}
+
+void print_oracle_footer(std::ostream& out, const SuiteResult& suite) {
+  struct Gap {
+    std::string where;
+    PairedDelta delta;
+  };
+  std::vector<Gap> significant;
+  std::int64_t oracle_rows = 0;
+  for (const auto& g : suite.graphs)
+    for (const auto& r : g.results) {
+      if (!r.oracle && !r.oracle_error) continue;
+      ++oracle_rows;
+      if (r.oracle_delta && r.oracle_delta->significant && r.oracle_delta->speedup > 1)
+        significant.push_back({fmt::format("{} / {} / {} -> {}", g.graph_name, r.provider, r.engine_id.value_or("-"),
+                                           r.oracle->plan_name),
+                               *r.oracle_delta});
+    }
+  if (oracle_rows == 0) return;
+  double log_sum = 0;
+  for (const auto& gap : significant) log_sum += std::log(gap.delta.speedup);
+  fmt::print(out, "\nOracle: {} of {} rows have a significant gap ({:.1f}%)", significant.size(), oracle_rows,
+             100.0 * static_cast<double>(significant.size()) / static_cast<double>(oracle_rows));
+  if (!significant.empty())
+    fmt::print(out, "; geometric mean of significant speedups {:.3f}x",
+               std::exp(log_sum / static_cast<double>(significant.size())));
+  fmt::print(out, "\n");
+  std::sort(significant.begin(), significant.end(),
+            [](const Gap& a, const Gap& b) { return a.delta.speedup > b.delta.speedup; });
+  for (std::size_t i = 0; i < std::min<std::size_t>(10, significant.size()); ++i)
+    fmt::print(out, "  {:>2}. {}  {}\n", i + 1, speedup_text(significant[i].delta), significant[i].where);
+}
+
+}  // namespace dnnbench

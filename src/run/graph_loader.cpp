@@ -1,0 +1,100 @@
+#include "run/graph_loader.hpp"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "graph/errors.hpp"
+#include "graph/reader.hpp"
+#include "graph/validate.hpp"
+
+namespace dnnbench {
+namespace {
+
+std::string read_input_text(const GraphInput& input) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(input.file, ec))
+    throw InputError(input.path, "", "is a directory; expected a graph JSON file");
+  std::ifstream in(input.file, std::ios::binary);
+  if (!in) throw InputError(input.path, "", std::string("cannot open the file: ") + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad())
+    throw InputError(input.path, "", std::string("cannot read the file: ") + std::strerror(errno));
+  return text.str();
+}
+
+// "ConvolutionFwdAttributes", "ConvolutionFwd", "convolution_fwd" -> "convolutionfwd".
+std::string op_key(std::string_view text) {
+  std::string key;
+  for (char c : text)
+    if (c != '_' && c != '-') key += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  constexpr std::string_view suffix = "attributes";
+  if (key.size() > suffix.size() && key.ends_with(suffix)) key.resize(key.size() - suffix.size());
+  return key;
+}
+
+}  // namespace
+
+std::optional<std::string> canonical_graph_content(std::string_view text) {
+  auto doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object()) return std::nullopt;
+  doc.erase("name");
+  return doc.dump();  // objects dump with sorted keys and no whitespace
+}
+
+bool graph_has_op(const Graph& graph, const std::vector<std::string>& ops) {
+  if (ops.empty()) return true;
+  for (const auto& node : graph.nodes) {
+    const auto type = op_key(node.type);
+    const auto family = op_key(op_kind_name(node.kind));
+    for (const auto& op : ops) {
+      const auto wanted = op_key(op);
+      if (wanted == type || (node.kind != OpKind::unsupported && wanted == family)) return true;
+    }
+  }
+  return false;
+}
+
+std::optional<Graph> GraphLoader::load(const GraphInput& input, GraphResult& result) {
+  result.graph_path = input.path;
+  result.graph_name = std::filesystem::path(input.file).stem().string();
+  if (input.error) {
+    result.ok = false;
+    result.error_message = *input.error;
+    return std::nullopt;
+  }
+  std::optional<Graph> graph;
+  std::string text;
+  try {
+    text = read_input_text(input);
+    graph = parse_graph_json(text, input.path);
+    graph->source_path = input.path;
+    result.graph_name = graph->name;
+    validate_graph(*graph, options_.limits);
+  } catch (const std::exception& e) {
+    result.ok = false;
+    result.error_message = e.what();
+    return std::nullopt;
+  }
+  if (!graph_has_op(*graph, options_.ops)) {
+    result.filtered = true;
+    return std::nullopt;
+  }
+  if (auto key = canonical_graph_content(text)) {
+    const auto [it, inserted] = first_path_.try_emplace(std::move(*key), input.path);
+    if (!inserted) {
+      result.duplicate_of = it->second;
+      return std::nullopt;
+    }
+  }
+  return graph;
+}
+
+}  // namespace dnnbench

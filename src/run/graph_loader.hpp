@@ -1,0 +1,41 @@
+#pragma once
+// Turns one suite input into a graph to run, or into a final graph entry that is not run:
+//   error      the input cannot be read, parsed or validated (the message names file and JSON path);
+//   filtered   --op: the graph has no node of the requested op types;
+//   duplicate  the same content as a graph met earlier in the suite (which ran).
+// Two graphs are duplicates when their JSON is equal once the top-level `name` is removed:
+// key order and whitespace do not matter, and the graph name changes nothing that is run or
+// checked. Tensor and node names are kept in the comparison (they name outputs and dumps).
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "graph/graph.hpp"
+#include "report/results.hpp"
+#include "run/inputs.hpp"
+#include "run/run_options.hpp"
+
+namespace dnnbench {
+
+class GraphLoader {
+ public:
+  explicit GraphLoader(const RunOptions& options) : options_(options) {}
+  // Fills `result` (name, path, status, message); returns the graph when it is to be run.
+  std::optional<Graph> load(const GraphInput& input, GraphResult& result);
+
+ private:
+  const RunOptions& options_;
+  std::unordered_map<std::string, std::string> first_path_;  // canonical content -> graph_path
+};
+
+// The content two graphs are compared on (see above); nullopt when `text` is not a JSON object.
+std::optional<std::string> canonical_graph_content(std::string_view text);
+
+// Whether the graph has a node of one of `ops`: a node `type` ("ConvolutionFwdAttributes",
+// "ConvolutionFwd") or an op family ("conv_fwd", "matmul", "pointwise"), case-insensitive.
+// An empty list keeps every graph.
+bool graph_has_op(const Graph& graph, const std::vector<std::string>& ops);
+
+}  // namespace dnnbench

@@ -1,0 +1,233 @@
+#include "run/oracle.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "graph/errors.hpp"
+#include "measure/host_timer.hpp"
+#include "measure/paired.hpp"
+#include "run/plan_session.hpp"
+
+namespace dnnbench {
+namespace {
+
+std::vector<std::pair<std::string, std::string>> knob_pairs(const PlanSpec& spec) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& k : spec.knobs) out.emplace_back(k.name, k.value);
+  return out;
+}
+
+PlanSpec to_spec(const PlanRef& ref) {
+  PlanSpec spec{ref.engine_id, {}};
+  for (const auto& [name, value] : ref.knobs) spec.knobs.push_back({name, value});
+  return spec;
+}
+
+struct SweepEntry {
+  PlanSpec spec;
+  OracleCandidate candidate;
+  Stats stats;
+};
+
+// Builds, warms and briefly measures one candidate; failures are recorded, never thrown.
+SweepEntry sweep_one(GraphData& data, Provider& provider, Stream& stream, const PlanSpec& spec,
+                     const RunOptions& options) {
+  SweepEntry e{spec, {spec.name(), false, std::nullopt, std::nullopt}, {}};
+  try {
+    PlanSession session(data, provider, stream, spec);
+    session.warm_up(std::max<std::int64_t>(1, options.warmup));
+    AdaptiveMedianRule rule(options.oracle.sweep);
+    const auto m = session.measure(rule, false);
+    e.stats = m.primary();
+    e.candidate.measured = true;
+    e.candidate.median_ms = e.stats.median;
+  } catch (const std::exception& ex) {
+    e.candidate.error = describe_exception(ex);
+  }
+  return e;
+}
+
+PairedLimits paired_limits(const RunOptions& options) {
+  PairedLimits limits;
+  limits.target_ci_rel = options.adaptive.target_ci_rel;
+  limits.min_effect = options.oracle.min_effect;
+  return limits;
+}
+
+}  // namespace
+
+std::string describe_exception(const std::exception& e) {
+  if (dynamic_cast<const Unsupported*>(&e)) return std::string("Unsupported: ") + e.what();
+  if (dynamic_cast<const InputError*>(&e)) return std::string("InputError: ") + e.what();
+  if (dynamic_cast<const std::bad_alloc*>(&e)) return std::string("OutOfMemory: ") + e.what();
+  if (dynamic_cast<const std::invalid_argument*>(&e)) return std::string("InvalidArgument: ") + e.what();
+  return std::string("Error: ") + e.what();
+}
+
+namespace {
+
+PairedDelta paired_between(PlanSession& a, PlanSession& b, Stream& stream, const RunOptions& options,
+                           std::optional<Stats>* baseline_stats, std::optional<Stats>* other_stats) {
+  // Both warm before the first timed round, so warm-up is never counted as a speedup.
+  const auto warm = std::max<std::int64_t>(1, options.warmup);
+  a.warm_up(warm);
+  b.warm_up(warm);
+  const auto paired = run_paired([&] { return a.sample(); }, [&] { return b.sample(); }, paired_limits(options));
+  PairedDelta d;
+  d.basis = stream.make_kernel_timer() ? "gpu_kernel" : "host";
+  d.baseline_median_ms = paired.a.median;
+  d.oracle_median_ms = paired.b.median;
+  d.speedup = paired.ratio;
+  d.ci_lo = paired.ci_lo;
+  d.ci_hi = paired.ci_hi;
+  d.significant = paired.significant;
+  d.rounds = paired.rounds;
+  d.converged = paired.converged;
+  d.method = "interleaved ABBA rounds; " + paired.method;
+  if (baseline_stats) *baseline_stats = paired.a;
+  if (other_stats) *other_stats = paired.b;
+  return d;
+}
+
+}  // namespace
+
+PairedDelta paired_delta(GraphData& data, Provider& provider, Stream& stream, const PlanSpec& baseline,
+                         const PlanSpec& other, const RunOptions& options, std::optional<Stats>* baseline_stats,
+                         std::optional<Stats>* other_stats) {
+  PlanSession a(data, provider, stream, baseline);
+  PlanSession b(data, provider, stream, other);
+  return paired_between(a, b, stream, options, baseline_stats, other_stats);
+}
+
+void run_oracle(GraphData& data, Provider& provider, Stream& stream, const EngineInfo& engine,
+                const PlanSpec& heuristic, const RunOptions& options, RowResult& row) {
+  try {
+    const auto& graph = data.graph();
+    OracleResult o;
+    HostTimer sweep_timer;
+    std::vector<PlanSpec> space;
+    if (options.oracle.aa_self_check) {
+      space = {heuristic};
+      o.search = "aa-self-check";
+    } else {
+      space = provider.plan_space(graph, engine, SweepLimits{options.oracle.max_plans});
+      const auto is_heuristic = [&](const PlanSpec& s) { return s.name() == heuristic.name(); };
+      // The heuristic plan is always a candidate, first, so that its rank is known.
+      space.erase(std::remove_if(space.begin(), space.end(), is_heuristic), space.end());
+      space.insert(space.begin(), heuristic);
+      o.search = space.size() > 1 ? "searched" : "no-search";
+    }
+    o.candidates_total = static_cast<std::int64_t>(space.size());
+
+    std::vector<SweepEntry> measured;
+    for (std::size_t i = 0; i < space.size(); ++i) {
+      // The heuristic plan (first) is always measured: the budget bounds the search around it.
+      if (i > 0 && (static_cast<int>(i) >= options.oracle.max_plans ||
+                    sweep_timer.elapsed_ms() > options.oracle.max_seconds * 1e3)) {
+        o.budget_exhausted = true;
+        break;
+      }
+      auto entry = sweep_one(data, provider, stream, space[i], options);
+      o.candidates.push_back(entry.candidate);
+      if (entry.candidate.measured) measured.push_back(std::move(entry));
+      else ++o.candidates_failed;
+    }
+    o.candidates_benchmarked = static_cast<std::int64_t>(measured.size());
+    o.sweep_time_ms = sweep_timer.elapsed_ms();
+    if (measured.empty() || measured.front().spec.name() != heuristic.name())
+      throw std::runtime_error(
+          "the heuristic plan failed in the sweep: " +
+          (o.candidates.empty() ? std::string("the sweep budget ran out before it") : o.candidates.front().error.value_or("no measurement")));
+
+    // Rank by median; the heuristic plan is measured[0] before sorting.
+    const auto heuristic_stats = measured.front().stats;
+    std::stable_sort(measured.begin(), measured.end(),
+                     [](const SweepEntry& x, const SweepEntry& y) { return x.stats.median < y.stats.median; });
+    for (std::size_t i = 0; i < measured.size(); ++i)
+      if (measured[i].spec.name() == heuristic.name()) o.rank_of_heuristic_plan = static_cast<std::int64_t>(i + 1);
+    const SweepEntry* winner = &measured.front();
+    // A winner whose median sits inside the heuristic plan's noise is a tie: keep the heuristic.
+    if (winner->spec.name() != heuristic.name() && winner->stats.median_ci_hi >= heuristic_stats.median_ci_lo)
+      for (const auto& m : measured)
+        if (m.spec.name() == heuristic.name()) winner = &m;
+    o.plan_name = winner->spec.name();
+    o.knobs = knob_pairs(winner->spec);
+    row.best_plan = PlanRef{winner->spec.engine_id, o.knobs, winner->stats.median};
+    const bool faster_plan = winner->spec.name() != heuristic.name();
+    o.verdict = faster_plan ? "faster-plan" : "heuristic-best";
+
+    if (o.search == "no-search") {
+      o.delta_withheld = "no-search: the plan space has one candidate";
+    } else if (!faster_plan && !options.oracle.aa_self_check) {
+      o.delta_withheld = "the heuristic plan is the fastest measured (or tied within noise)";
+    } else if (!row.correctness || !row.correctness->passed) {
+      o.delta_withheld = "the heuristic plan failed validation";
+    } else {
+      // Paired re-timing of fresh instances of both plans, then the winner's instance that was
+      // timed is validated; a failure withholds the delta.
+      PlanSession a(data, provider, stream, heuristic);
+      PlanSession b(data, provider, stream, winner->spec);
+      o.cpu_build_time_ms = b.build_ms();
+      std::optional<Stats> winner_stats;
+      auto delta = paired_between(a, b, stream, options, &o.warm_baseline_stats, &winner_stats);
+      if (delta.basis == "gpu_kernel") o.gpu_kernel_stats = winner_stats;
+      else o.host_stats = winner_stats;
+      o.correctness = b.checked_run(options);
+      if (o.correctness->passed) row.oracle_delta = delta;
+      else o.delta_withheld = "the oracle's plan failed validation";
+    }
+    row.oracle = std::move(o);
+  } catch (const std::exception& e) {
+    row.oracle_error = describe_exception(e);
+  }
+}
+
+std::optional<GraphRegret> graph_regret(GraphData& data, Provider& provider, Stream& stream,
+                                        const std::vector<const RowResult*>& rows, const RunOptions& options) {
+  const RowResult* pick = nullptr;
+  const RowResult* best = nullptr;
+  for (const auto* row : rows) {
+    if (row->status != RowStatus::success || !row->best_plan) continue;
+    if (!pick) pick = row;  // rows come in the library's order: the first engine is its pick
+    if (!best || row->best_plan->median_ms < best->best_plan->median_ms) best = row;
+  }
+  if (!pick) return std::nullopt;
+  GraphRegret regret;
+  regret.provider = pick->provider;
+  regret.pick_engine = pick->engine_id.value_or("");
+  regret.pick_plan = pick->plan_name.value_or("");
+  regret.best_engine = best->engine_id.value_or("");
+  const auto best_spec = to_spec(*best->best_plan);
+  regret.best_plan = best_spec.name();
+  if (regret.best_plan == regret.pick_plan) {
+    regret.note = "the library's pick is the fastest plan measured";
+    return regret;
+  }
+  try {
+    PlanSpec pick_spec = provider.heuristic_plan(data.graph(), EngineInfo{regret.pick_engine, "", {}});
+    regret.delta = paired_delta(data, provider, stream, pick_spec, best_spec, options, nullptr, nullptr);
+  } catch (const std::exception& e) {
+    regret.note = describe_exception(e);
+  }
+  return regret;
+}
+
+std::vector<std::string> oracle_warnings(const RunOptions& options) {
+  std::vector<std::string> warnings;
+  if (!options.oracle.enabled) return warnings;
+  if (options.warmup == 0)
+    warnings.push_back(
+        "--warmup 0: the OOTB numbers include cold first executions; the oracle still warms both plans "
+        "before its paired re-timing, so its deltas and the OOTB column are not comparable");
+  const char* cache = std::getenv("ONEDNN_PRIMITIVE_CACHE_CAPACITY");
+  if (!cache || std::string(cache) != "0")
+    warnings.push_back(
+        "oneDNN's primitive cache is on (ONEDNN_PRIMITIVE_CACHE_CAPACITY unset or > 0): plans re-built for the "
+        "paired re-timing are cache hits, so their build times are not creation times; set it to 0 for honest "
+        "build times (kernel times are unaffected)");
+  return warnings;
+}
+
+}  // namespace dnnbench

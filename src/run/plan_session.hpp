@@ -1,0 +1,89 @@
+#pragma once
+// PlanSession: one built plan bound to its own buffers, ready to be checked and measured. The
+// OOTB pass, the oracle's sweep and its paired re-timing all go through it, so every plan is
+// built, bound, checked and timed the same way.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "measure/stopping_rule.hpp"
+#include "providers/provider.hpp"
+#include "report/results.hpp"
+#include "run/graph_data.hpp"
+#include "run/run_options.hpp"
+#include "tensor/host_tensor.hpp"
+
+namespace dnnbench {
+
+// The buffers one plan binds: private copies of the inputs (a library that writes its inputs
+// cannot corrupt other plans), outputs, and by-value scalars (bound by host pointer). For device
+// providers each tensor also gets a device buffer, filled from the host copy.
+class PlanBuffers {
+ public:
+  PlanBuffers(const GraphData& data, Provider& provider, Stream& stream);
+  const Bindings& bindings() const { return bindings_; }
+  const HostTensor& host(std::int64_t uid) const { return tensors_.at(uid); }
+  // NaN (floats) or a sentinel (integers) into every output, host and device, so that
+  // elements a plan does not write fail the check.
+  void poison_outputs(Provider& provider, Stream& stream);
+  // Brings the outputs back to the host copies (a no-op for host providers).
+  void fetch_outputs(Provider& provider, Stream& stream);
+
+ private:
+  const Graph& graph_;
+  std::map<std::int64_t, HostTensor> tensors_;
+  std::map<std::int64_t, double> scalars_;
+  std::map<std::int64_t, std::unique_ptr<DeviceBuffer>> device_;
+  Bindings bindings_;
+};
+
+struct Measurement {
+  Stats host, kernel;  // kernel: n == 0 on host providers
+  bool has_kernel = false;
+  TimingInfo timing;
+  // The figure comparisons use: kernel time where there is one, else host time.
+  const Stats& primary() const { return has_kernel ? kernel : host; }
+};
+
+class PlanSession {
+ public:
+  // Builds (timed: build_ms) and binds (timed: bind_ms) the plan. Throws Unsupported or
+  // std::exception from the provider.
+  PlanSession(GraphData& data, Provider& provider, Stream& stream, const PlanSpec& spec);
+  PlanSession(const PlanSession&) = delete;
+  PlanSession& operator=(const PlanSession&) = delete;
+
+  Plan& plan() { return *plan_; }
+  const PlanSpec& spec() const { return spec_; }
+  double build_ms() const { return build_ms_; }
+  double bind_ms() const { return bind_ms_; }
+  const PlanBuffers& buffers() const { return *buffers_; }
+
+  // Poisons the outputs, executes once, publishes and compares with the reference.
+  Correctness checked_run(const RunOptions& options);
+  // Compares the outputs the last execution left (after publishing them) with the reference.
+  Correctness check_current_outputs(const RunOptions& options);
+  void warm_up(std::int64_t executions);
+  // Samples until the rule finishes; device providers time batches of back-to-back executions.
+  Measurement measure(StoppingRule& rule, bool keep_samples);
+  // One sample (one batch) of the primary figure in ms, for paired comparisons.
+  double sample();
+
+ private:
+  std::int64_t batch();
+  GraphData& data_;
+  Provider& provider_;
+  Stream& stream_;
+  PlanSpec spec_;
+  std::unique_ptr<Plan> plan_;
+  std::unique_ptr<PlanBuffers> buffers_;
+  std::unique_ptr<KernelTimer> kernel_timer_;
+  std::int64_t batch_ = 0;  // 0: not chosen yet
+  double build_ms_ = 0, bind_ms_ = 0;
+};
+
+std::unique_ptr<StoppingRule> make_stopping_rule(const RunOptions& options);
+
+}  // namespace dnnbench

@@ -1,0 +1,89 @@
+#include "measure/paired.hpp"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+namespace dnnbench {
+namespace {
+
+std::vector<double> lognormal_samples(std::mt19937_64& rng, int n, double median, double sigma) {
+  std::lognormal_distribution<double> d(std::log(median), sigma);
+  std::vector<double> v(static_cast<std::size_t>(n));
+  for (auto& x : v) x = d(rng);
+  return v;
+}
+
+TEST(Paired, IdenticalDistributionsAreSignificantAtMostAtTheStatedRate) {
+  std::mt19937_64 rng(11);
+  int significant = 0;
+  const int trials = 100;
+  for (int t = 0; t < trials; ++t) {
+    const auto a = lognormal_samples(rng, 60, 1.0, 0.05);
+    const auto b = lognormal_samples(rng, 60, 1.0, 0.05);
+    significant += compare_paired(a, b, 500, static_cast<std::uint64_t>(t)).significant ? 1 : 0;
+  }
+  // Nominal 5%; allow sampling error of the estimate (sd ~2.2% at 100 trials).
+  EXPECT_LE(significant, trials * 10 / 100) << significant << " of " << trials;
+}
+
+TEST(Paired, DetectsATwoPercentShiftWithEnoughRounds) {
+  std::mt19937_64 rng(12);
+  int detected = 0;
+  for (int t = 0; t < 20; ++t) {
+    const auto a = lognormal_samples(rng, 400, 1.02, 0.02);
+    const auto b = lognormal_samples(rng, 400, 1.00, 0.02);
+    const auto r = compare_paired(a, b, 500, static_cast<std::uint64_t>(t));
+    detected += r.significant && r.ratio > 1 ? 1 : 0;
+    EXPECT_NEAR(r.ratio, 1.02, 0.01);
+  }
+  EXPECT_GE(detected, 19);
+}
+
+TEST(Paired, EffectsBelowTheMinimumAreNeverSignificant) {
+  std::vector<double> a(100, 1.005), b(100, 1.0);  // a tight, real 0.5% difference
+  EXPECT_TRUE(compare_paired(a, b, 200, 1, 0.0).significant);
+  EXPECT_FALSE(compare_paired(a, b, 200, 1, 0.01).significant);
+}
+
+TEST(Paired, SharedDriftCancelsInThePairing) {
+  // Both sides slow down together over the run (a GPU reaching its power cap): B is 2% faster
+  // in every round, and the paired comparison sees exactly that despite the 30% drift.
+  std::vector<double> a, b;
+  for (int i = 0; i < 100; ++i) {
+    const double drift = 1.0 + 0.3 * i / 100.0;
+    a.push_back(1.02 * drift);
+    b.push_back(1.00 * drift);
+  }
+  const auto r = compare_paired(a, b, 500, 3);
+  EXPECT_TRUE(r.significant);
+  EXPECT_NEAR(r.ratio, 1.02, 0.01);
+}
+
+TEST(Paired, RunPairedInterleavesAbbaAndStopsWhenConverged) {
+  std::string order;
+  int calls = 0;
+  PairedLimits limits;
+  limits.min_rounds = 20;
+  const auto r = run_paired([&] { order += 'A'; ++calls; return 2.0; }, [&] { order += 'B'; ++calls; return 1.0; },
+                            limits);
+  EXPECT_EQ(order.substr(0, 8), "ABBAABBA");
+  EXPECT_TRUE(r.converged);
+  EXPECT_EQ(r.rounds, 20);
+  EXPECT_DOUBLE_EQ(r.ratio, 2.0);
+  EXPECT_TRUE(r.significant);
+}
+
+TEST(Paired, RunPairedStopsAtTheRoundCap) {
+  std::mt19937_64 rng(4);
+  std::uniform_real_distribution<double> u(0.5, 1.5);
+  PairedLimits limits;
+  limits.max_rounds = 50;
+  limits.target_ci_rel = 1e-9;
+  const auto r = run_paired([&] { return u(rng); }, [&] { return u(rng); }, limits);
+  EXPECT_FALSE(r.converged);
+  EXPECT_EQ(r.rounds, 50);
+}
+
+}  // namespace
+}  // namespace dnnbench

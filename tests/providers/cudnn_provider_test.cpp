@@ -1,0 +1,136 @@
+// The cuDNN provider on the GPU: engines of small graphs, every engine's heuristic plan run
+// through the row runner and checked against the CPU reference, device-event timing. Built only
+// with the cudnn provider (dnnbench_gpu_tests, label `gpu`); skipped where no CUDA device is.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+
+#include "graph/reader.hpp"
+#include "providers/cudnn/cudnn_provider.hpp"
+#include "run/graph_data.hpp"
+#include "run/row_runner.hpp"
+
+namespace dnnbench {
+namespace {
+
+const std::filesystem::path kSamples = std::filesystem::path(DNNBENCH_SOURCE_DIR) / "graphs" / "samples";
+
+#define REQUIRE_GPU() \
+  if (!cudnn_device_available()) GTEST_SKIP() << "no CUDA device"
+
+Graph sample(const std::string& name) {
+  return read_graph_file(kSamples / (name + ".json"));
+}
+
+RunOptions quick_options() {
+  RunOptions options;
+  options.warmup = 1;
+  options.iters = 3;
+  return options;
+}
+
+TEST(CudnnProvider, NoDeviceIsASoftFailure) {
+  if (cudnn_device_available()) GTEST_SKIP() << "a CUDA device is present";
+  auto provider = make_cudnn_provider();
+  auto stream = provider->make_stream();  // must not throw without a device
+  const Graph graph = sample("conv_fwd_2d_nchw_fp32");
+  try {
+    provider->engines(graph);
+    FAIL() << "engines() should throw Unsupported without a device";
+  } catch (const Unsupported& e) {
+    EXPECT_NE(std::string(e.what()).find("no CUDA device"), std::string::npos) << e.what();
+  }
+}
+
+TEST(CudnnProvider, RejectsUnknownHeuristicMode) {
+  EXPECT_THROW(make_cudnn_provider("c"), std::invalid_argument);
+  EXPECT_NO_THROW(make_cudnn_provider("b"));
+  EXPECT_NO_THROW(make_cudnn_provider("fallback"));
+}
+
+TEST(CudnnProvider, VersionAndDeviceProperties) {
+  REQUIRE_GPU();
+  auto provider = make_cudnn_provider();
+  EXPECT_EQ(provider->version().rfind("cuDNN 9.", 0), 0u) << provider->version();
+  bool has_sm_count = false;
+  for (const auto& [key, value] : provider->device_properties()) has_sm_count |= key == "sm_count";
+  EXPECT_TRUE(has_sm_count);
+}
+
+TEST(CudnnProvider, SmallConvHasEnginesInHeuristicOrderWithPlans) {
+  REQUIRE_GPU();
+  auto provider = make_cudnn_provider();
+  const Graph graph = sample("conv_fwd_2d_nchw_fp32");
+  const auto engines = provider->engines(graph);
+  ASSERT_FALSE(engines.empty());
+  for (const auto& e : engines) {
+    EXPECT_EQ(e.id.rfind("eng", 0), 0u);
+    const auto heuristic = provider->heuristic_plan(graph, e);
+    EXPECT_EQ(heuristic.engine_id, e.id);
+    const auto space = provider->plan_space(graph, e, SweepLimits{8});
+    ASSERT_FALSE(space.empty());
+    EXPECT_LE(space.size(), 8u);
+    EXPECT_EQ(space.front().name(), heuristic.name());
+  }
+}
+
+// Every engine's heuristic plan either passes validation against the CPU reference or is
+// skipped with cuDNN's reason; at least one passes, none fails or errors.
+void expect_rows_pass(const std::string& name) {
+  SCOPED_TRACE(name);
+  auto provider = make_cudnn_provider();
+  auto stream = provider->make_stream();
+  const Graph graph = sample(name);
+  GraphData data(graph, 42);
+  const auto options = quick_options();
+  int passed = 0;
+  for (const auto& engine : provider->engines(graph)) {
+    const RowResult row = run_row(data, *provider, *stream, engine, options);
+    SCOPED_TRACE(engine.id + " " + row.plan_name.value_or(""));
+    if (row.status == RowStatus::skipped) {
+      EXPECT_TRUE(row.skip_reason && !row.skip_reason->empty());
+      continue;
+    }
+    ASSERT_EQ(row.status, RowStatus::success) << row.error_message.value_or("");
+    ASSERT_TRUE(row.correctness);
+    // TF32 engines on fp32 data are judged by TF32's precision (10-bit mantissa): normalized
+    // error within 1e-3 (the row itself reports the fp32 tolerance it missed).
+    const bool tf32 = std::find(engine.notes.begin(), engine.notes.end(), kTf32Note) != engine.notes.end();
+    if (tf32)
+      EXPECT_LT(row.correctness->norm_rel_error, 1e-3);
+    else
+      EXPECT_TRUE(row.correctness->passed) << "norm rel error " << row.correctness->norm_rel_error;
+    ASSERT_TRUE(row.gpu_kernel_stats);
+    ASSERT_TRUE(row.timing);
+    EXPECT_EQ(row.timing->method.rfind("device-events-batched(", 0), 0u) << row.timing->method;
+    passed += row.correctness->passed || tf32;
+  }
+  EXPECT_GT(passed, 0);
+}
+
+TEST(CudnnProvider, ConvForwardRowsPass) {
+  REQUIRE_GPU();
+  expect_rows_pass("conv_fwd_2d_nhwc_fp16");
+  expect_rows_pass("conv_fwd_grouped_g4");
+}
+TEST(CudnnProvider, ConvBackwardDataRowsPass) {
+  REQUIRE_GPU();
+  expect_rows_pass("conv_bwd_data_2d_fp32");
+}
+TEST(CudnnProvider, ConvBackwardWeightsRowsPass) {
+  REQUIRE_GPU();
+  expect_rows_pass("conv_bwd_weights_2d_fp32");
+}
+TEST(CudnnProvider, MatmulRowsPass) {
+  REQUIRE_GPU();
+  expect_rows_pass("matmul_batched_fp32");
+}
+TEST(CudnnProvider, FusedConvBiasReluRowsPass) {
+  REQUIRE_GPU();
+  expect_rows_pass("fused_conv_bias_relu");
+}
+
+}  // namespace
+}  // namespace dnnbench

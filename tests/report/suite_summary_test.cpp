@@ -1,0 +1,100 @@
+// Graph statuses (ok / error / duplicate / filtered) and the summary's per-status and
+// per-provider counts, in the results model and the JSON.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "report/console_report.hpp"
+#include "report/json_report.hpp"
+
+namespace dnnbench {
+namespace {
+
+RowResult row(const std::string& provider, RowStatus status, double median_ms = 1.0) {
+  RowResult r;
+  r.provider = provider;
+  r.engine_id = provider + "-engine";
+  r.status = status;
+  if (status == RowStatus::success) {
+    r.correctness = Correctness{};
+    r.host_stats = summarize({median_ms, median_ms, median_ms});
+  }
+  return r;
+}
+
+SuiteResult sample_suite() {
+  SuiteResult suite;
+  GraphResult ran;
+  ran.graph_name = "a";
+  ran.graph_path = "a.json";
+  ran.results = {row("onednn", RowStatus::success, 5.0), row("onednn", RowStatus::skipped),
+                 row("reference", RowStatus::success, 9.0), row("reference", RowStatus::error)};
+  GraphResult duplicate;
+  duplicate.graph_name = "b";
+  duplicate.graph_path = "b.json";
+  duplicate.duplicate_of = "a.json";
+  GraphResult filtered;
+  filtered.graph_name = "c";
+  filtered.filtered = true;
+  GraphResult broken;
+  broken.graph_path = "x.tar:../evil.json";
+  broken.ok = false;
+  broken.error_message = "x.tar: entry '../evil.json': refused";
+  suite.graphs = {ran, duplicate, filtered, broken};
+  suite.complete = true;
+  return suite;
+}
+
+TEST(SuiteSummary, GraphStatusNames) {
+  const auto suite = sample_suite();
+  EXPECT_EQ(graph_status_name(suite.graphs[0]), "ok");
+  EXPECT_EQ(graph_status_name(suite.graphs[1]), "duplicate");
+  EXPECT_EQ(graph_status_name(suite.graphs[2]), "filtered");
+  EXPECT_EQ(graph_status_name(suite.graphs[3]), "error");
+}
+
+TEST(SuiteSummary, CountsPerStatusAndPerProviderInFirstSeenOrder) {
+  const auto s = sample_suite().summary();
+  EXPECT_EQ(s.graphs, 4);
+  EXPECT_EQ(s.graph_errors, 1);
+  EXPECT_EQ(s.duplicates, 1);
+  EXPECT_EQ(s.filtered, 1);
+  EXPECT_EQ(s.rows, 4);
+  ASSERT_EQ(s.providers.size(), 2u);
+  EXPECT_EQ(s.providers[0].first, "onednn");
+  EXPECT_EQ(s.providers[0].second.passed, 1);
+  EXPECT_EQ(s.providers[0].second.skipped, 1);
+  EXPECT_EQ(s.providers[1].first, "reference");
+  EXPECT_EQ(s.providers[1].second.errors, 1);
+  EXPECT_EQ(exit_code_for(sample_suite()), 1);
+}
+
+TEST(SuiteSummary, JsonHasStatusesDuplicateOfAndProviderCounts) {
+  const auto j = suite_to_json(sample_suite());
+  EXPECT_EQ(j["graphs"][1]["status"], "duplicate");
+  EXPECT_EQ(j["graphs"][1]["duplicate_of"], "a.json");
+  EXPECT_TRUE(j["graphs"][0]["duplicate_of"].is_null());
+  EXPECT_EQ(j["graphs"][2]["status"], "filtered");
+  EXPECT_EQ(j["summary"]["duplicates"], 1);
+  EXPECT_EQ(j["summary"]["filtered"], 1);
+  EXPECT_EQ(j["summary"]["providers"]["reference"]["errors"], 1);
+  EXPECT_TRUE(j["graphs"][0]["results"][0].contains("engine_label"));
+}
+
+TEST(SuiteSummary, ConsoleListsNotRunGraphsProvidersAndSlowestRows) {
+  std::ostringstream out;
+  print_suite_summary(out, sample_suite());
+  const auto text = out.str();
+  EXPECT_NE(text.find("not run: 1 duplicate graphs"), std::string::npos) << text;
+  EXPECT_NE(text.find("1 filtered out by --op"), std::string::npos);
+  EXPECT_NE(text.find("  onednn: 2 rows: 1 passed"), std::string::npos) << text;
+  const auto slowest = text.find("slowest rows");
+  ASSERT_NE(slowest, std::string::npos);
+  // Slowest first: the reference row (9 ms) before the oneDNN one (5 ms).
+  EXPECT_LT(text.find("a / reference / reference-engine", slowest),
+            text.find("a / onednn / onednn-engine", slowest));
+  EXPECT_NE(text.find("load error: x.tar: entry '../evil.json': refused"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace dnnbench

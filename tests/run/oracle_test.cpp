@@ -1,0 +1,253 @@
+// The oracle against a fake provider whose plans have known, controllable times and failures.
+#include "run/oracle.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstring>
+#include <map>
+
+#include "../support/graph_builder.hpp"
+#include "run/row_runner.hpp"
+
+namespace dnnbench {
+namespace {
+
+struct FakePlanSpec {
+  double micros = 100;  // busy time of one execution
+  bool wrong = false;   // writes wrong outputs
+  bool fail_build = false;
+};
+
+class HostStream final : public Stream {
+ public:
+  void synchronize() override {}
+};
+
+// Plans of an identity op: execute busy-waits `micros`, then copies x to y (or writes garbage).
+class FakePlan final : public Plan {
+ public:
+  FakePlan(std::string name, FakePlanSpec spec, std::vector<std::string>& log)
+      : name_(std::move(name)), spec_(spec), log_(log) {}
+  std::string name() const override { return name_; }
+  std::size_t workspace_bytes() const override { return 0; }
+  void bind(const Bindings& b, Stream&) override {
+    x_ = static_cast<const float*>(b.at(1));
+    y_ = static_cast<float*>(b.at(2));
+  }
+  void execute(Stream&) override {
+    ++executions_;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double, std::micro>(spec_.micros);
+    while (std::chrono::steady_clock::now() < until) {
+    }
+    for (int i = 0; i < 64; ++i) y_[i] = spec_.wrong ? x_[i] + 1.0f : x_[i];
+  }
+  void publish_outputs(Stream&) override {}
+  ~FakePlan() override { log_.push_back("executed " + name_ + " x" + std::to_string(executions_)); }
+
+ private:
+  std::string name_;
+  FakePlanSpec spec_;
+  std::vector<std::string>& log_;
+  const float* x_ = nullptr;
+  float* y_ = nullptr;
+  int executions_ = 0;
+};
+
+class FakeProvider final : public Provider {
+ public:
+  // Plans of the single engine "e", in plan-space order; the first is the heuristic plan.
+  std::vector<std::pair<std::string, FakePlanSpec>> plans;
+  std::vector<std::string> log;
+  bool plan_space_throws = false;
+
+  std::string_view name() const override { return "fake"; }
+  DeviceKind device() const override { return DeviceKind::host; }
+  std::string version() const override { return "fake 1"; }
+  std::unique_ptr<Stream> make_stream() override { return std::make_unique<HostStream>(); }
+  std::vector<EngineInfo> engines(const Graph&) override { return {{"e", "e", {}}}; }
+  PlanSpec heuristic_plan(const Graph&, const EngineInfo&) override { return {"e", {{"p", plans.front().first}}}; }
+  std::vector<PlanSpec> plan_space(const Graph&, const EngineInfo&, const SweepLimits&) override {
+    log.push_back("plan_space");
+    if (plan_space_throws) throw std::invalid_argument("fake plan space is broken");
+    std::vector<PlanSpec> space;
+    for (const auto& [name, spec] : plans) space.push_back({"e", {{"p", name}}});
+    return space;
+  }
+  std::unique_ptr<Plan> build(const Graph&, const PlanSpec& spec) override {
+    const auto& name = spec.knobs.at(0).value;
+    log.push_back("build " + name);
+    for (const auto& [n, s] : plans)
+      if (n == name) {
+        if (s.fail_build) throw Unsupported("fake refuses " + name);
+        return std::make_unique<FakePlan>(name, s, log);
+      }
+    throw Unsupported("no plan " + name);
+  }
+};
+
+Graph identity_graph() {
+  testing::GraphBuilder b("identity");
+  const auto x = b.tensor("x", {64});
+  const auto y = b.tensor("y", {64});
+  PointwiseParams p;
+  p.op = PointwiseOp::identity;
+  b.node("PointwiseAttributes", OpKind::pointwise, {{"in_0", x}}, {{"out_0", y}}, p);
+  return b.build();
+}
+
+RunOptions oracle_options() {
+  RunOptions o;
+  o.warmup = 2;
+  o.iters = 15;
+  o.oracle.enabled = true;
+  return o;
+}
+
+RowResult run(FakeProvider& provider, const RunOptions& options) {
+  static const Graph graph = identity_graph();
+  GraphData data(graph, 1);
+  auto stream = provider.make_stream();
+  return run_row(data, provider, *stream, provider.engines(graph)[0], options);
+}
+
+std::size_t index_of(const std::vector<std::string>& log, const std::string& entry, std::size_t from = 0) {
+  for (std::size_t i = from; i < log.size(); ++i)
+    if (log[i] == entry) return i;
+  return log.size();
+}
+
+TEST(Oracle, TwiceFasterPlanIsFoundAndSignificantInPinnedOrder) {
+  FakeProvider p;
+  p.plans = {{"slow", {400}}, {"fast", {200}}};
+  const auto row = run(p, oracle_options());
+  ASSERT_TRUE(row.oracle) << row.oracle_error.value_or("");
+  EXPECT_EQ(row.oracle->search, "searched");
+  EXPECT_EQ(row.oracle->verdict, "faster-plan");
+  EXPECT_EQ(row.oracle->plan_name, "e_p=fast");
+  EXPECT_EQ(row.oracle->rank_of_heuristic_plan, 2);
+  EXPECT_EQ(row.oracle->candidates_total, 2);
+  EXPECT_EQ(row.oracle->candidates_benchmarked, 2);
+  ASSERT_TRUE(row.oracle_delta);
+  EXPECT_TRUE(row.oracle_delta->significant);
+  EXPECT_NEAR(row.oracle_delta->speedup, 2.0, 0.5);
+  EXPECT_GT(row.oracle_delta->ci_lo, 1.0);
+  EXPECT_EQ(row.oracle_delta->basis, "host");
+  EXPECT_TRUE(row.oracle->warm_baseline_stats);
+  EXPECT_TRUE(row.oracle->correctness && row.oracle->correctness->passed);
+  // OOTB (build slow, measure) -> sweep (plan_space, build slow, build fast) -> paired re-time
+  // (build slow, build fast) -> validate (the timed fast instance is destroyed last).
+  const auto& log = p.log;
+  const auto ootb = index_of(log, "build slow");
+  const auto ootb_done = index_of(log, "executed slow x" + std::to_string(1 + 2 + 15), ootb);
+  const auto sweep = index_of(log, "plan_space", ootb_done);
+  const auto sweep_fast = index_of(log, "build fast", sweep);
+  const auto paired_slow = index_of(log, "build slow", sweep_fast);
+  const auto paired_fast = index_of(log, "build fast", paired_slow);
+  ASSERT_LT(ootb_done, log.size()) << ::testing::PrintToString(log);
+  ASSERT_LT(paired_fast, log.size()) << ::testing::PrintToString(log);
+  EXPECT_LT(ootb, ootb_done);
+  EXPECT_LT(ootb_done, sweep);
+  EXPECT_LT(sweep_fast, paired_slow);
+}
+
+TEST(Oracle, OOTBFieldsAreIdenticalWithAndWithoutOracle) {
+  FakeProvider p;
+  p.plans = {{"slow", {300}}, {"fast", {100}}};
+  auto options = oracle_options();
+  const auto with = run(p, options);
+  options.oracle.enabled = false;
+  const auto without = run(p, options);
+  EXPECT_EQ(with.status, without.status);
+  EXPECT_EQ(with.plan_name, without.plan_name);
+  EXPECT_EQ(with.host_stats->n, without.host_stats->n);
+  EXPECT_EQ(with.correctness->passed, without.correctness->passed);
+  EXPECT_FALSE(without.oracle);
+  EXPECT_FALSE(without.oracle_delta);
+  EXPECT_FALSE(without.oracle_error);
+}
+
+TEST(Oracle, SingleCandidateIsNoSearchAndNeverASpeedup) {
+  FakeProvider p;
+  p.plans = {{"only", {100}}};
+  const auto row = run(p, oracle_options());
+  ASSERT_TRUE(row.oracle);
+  EXPECT_EQ(row.oracle->search, "no-search");
+  EXPECT_FALSE(row.oracle_delta);
+  EXPECT_TRUE(row.oracle->delta_withheld);
+}
+
+TEST(Oracle, EqualPlansAreATieThatKeepsTheHeuristicPlan) {
+  FakeProvider p;
+  p.plans = {{"a", {200}}, {"b", {200}}, {"c", {200}}};
+  const auto row = run(p, oracle_options());
+  ASSERT_TRUE(row.oracle);
+  // Either the heuristic plan measured fastest, or the winner was inside its noise: never a
+  // reported speedup of equal plans.
+  if (row.oracle_delta) EXPECT_FALSE(row.oracle_delta->significant && row.oracle_delta->speedup > 1.1);
+  else EXPECT_EQ(row.oracle->verdict, "heuristic-best");
+}
+
+TEST(Oracle, AASelfCheckReportsNoSignificantSpeedup) {
+  FakeProvider p;
+  p.plans = {{"a", {200}}, {"b", {50}}};
+  auto options = oracle_options();
+  options.oracle.aa_self_check = true;
+  const auto row = run(p, options);
+  ASSERT_TRUE(row.oracle) << row.oracle_error.value_or("");
+  EXPECT_EQ(row.oracle->search, "aa-self-check");
+  EXPECT_EQ(row.oracle->plan_name, "e_p=a");
+  ASSERT_TRUE(row.oracle_delta);
+  EXPECT_NEAR(row.oracle_delta->speedup, 1.0, 0.1);
+}
+
+TEST(Oracle, FailedCandidatesAreRecordedWithoutTouchingTheRow) {
+  FakeProvider p;
+  p.plans = {{"slow", {300}}, {"broken", {10, false, true}}, {"fast", {100}}};
+  const auto row = run(p, oracle_options());
+  EXPECT_EQ(row.status, RowStatus::success);
+  ASSERT_TRUE(row.oracle);
+  EXPECT_EQ(row.oracle->candidates_failed, 1);
+  EXPECT_EQ(row.oracle->candidates_benchmarked, 2);
+  EXPECT_EQ(row.oracle->candidates[1].error, "Unsupported: fake refuses broken");
+  EXPECT_EQ(row.oracle->plan_name, "e_p=fast");
+}
+
+TEST(Oracle, DeltaIsWithheldWhenTheWinnerFailsValidation) {
+  FakeProvider p;
+  p.plans = {{"slow", {300}}, {"fast_but_wrong", {100, true}}};
+  const auto row = run(p, oracle_options());
+  EXPECT_TRUE(row.passed()) << "the OOTB row is untouched";
+  ASSERT_TRUE(row.oracle);
+  EXPECT_FALSE(row.oracle_delta);
+  ASSERT_TRUE(row.oracle->correctness);
+  EXPECT_FALSE(row.oracle->correctness->passed);
+  EXPECT_EQ(row.oracle->delta_withheld, "the oracle's plan failed validation");
+}
+
+TEST(Oracle, BudgetBoundsTheSearchButTheHeuristicPlanIsAlwaysMeasured) {
+  FakeProvider p;
+  p.plans = {{"h", {100}}, {"other", {50}}};
+  auto options = oracle_options();
+  options.oracle.max_seconds = 0;
+  const auto row = run(p, options);
+  ASSERT_TRUE(row.oracle) << row.oracle_error.value_or("");
+  EXPECT_TRUE(row.oracle->budget_exhausted);
+  EXPECT_EQ(row.oracle->candidates_benchmarked, 1);
+  EXPECT_EQ(row.oracle->verdict, "heuristic-best");
+}
+
+TEST(Oracle, FailureInsideTheOracleIsAnOracleErrorNotARowError) {
+  FakeProvider p;
+  p.plans = {{"h", {100}}};
+  p.plan_space_throws = true;
+  const auto row = run(p, oracle_options());
+  EXPECT_EQ(row.status, RowStatus::success);
+  EXPECT_TRUE(row.passed());
+  EXPECT_FALSE(row.oracle);
+  ASSERT_TRUE(row.oracle_error);
+  EXPECT_EQ(*row.oracle_error, "InvalidArgument: fake plan space is broken");
+}
+
+}  // namespace
+}  // namespace dnnbench
