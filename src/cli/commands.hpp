@@ -30,8 +30,8 @@ struct RunCommand {
   std::string output, dump_tensors;
   bool verbose = false, quiet = false;
   std::vector<std::string> skip_engines, ops;
-  std::string config;              // --config recipe.toml
-  std::string progress = "auto";   // auto | bar | lines | none
+  std::string config;             // --config recipe.toml
+  std::string progress = "auto";  // auto | bar | lines | none
   bool dry_run = false;
   const CLI::App* app = nullptr;  // the parsed subcommand: which options the command line gave
 };

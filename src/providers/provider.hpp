@@ -17,6 +17,10 @@ namespace dnnbench {
 
 enum class DeviceKind { host, cuda };
 
+// An engine note saying the engine computes fp32 data with TF32 (10-bit mantissa) tensor-core
+// math: its fp32 outputs are judged with the reduced-precision tolerance, said in the row.
+inline constexpr std::string_view kTf32MathNote = "TF32 math on fp32 data";
+
 struct EngineInfo {
   std::string id;                  // stable within provider + library version (e.g. oneDNN impl name)
   std::string name;                // human-readable
@@ -108,7 +112,8 @@ class Provider {
   // Device memory for DeviceKind::cuda providers (host providers never get these calls: the row
   // runner binds host buffers directly). Copies are ordered on `stream`; the runner synchronizes.
   virtual std::unique_ptr<DeviceBuffer> allocate(std::size_t /*bytes*/) { return nullptr; }
-  virtual void copy_to_device(void* /*device_dst*/, const void* /*host_src*/, std::size_t /*bytes*/, Stream&) {}
+  virtual void copy_to_device(void* /*device_dst*/, const void* /*host_src*/, std::size_t /*bytes*/,
+                              Stream&) {}
   virtual void copy_to_host(void* /*host_dst*/, const void* /*device_src*/, std::size_t /*bytes*/, Stream&) {}
   // Device description for results (name, compute capability, SM count, memory, driver, ...);
   // empty for host providers.

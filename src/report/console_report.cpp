@@ -54,8 +54,8 @@ void print_slowest_rows(std::ostream& out, const SuiteResult& suite, std::size_t
     for (const auto& r : g.results) {
       const auto& stats = r.gpu_kernel_stats ? r.gpu_kernel_stats : r.host_stats;
       if (r.status == RowStatus::success && stats && stats->n > 0)
-        timed.emplace_back(stats->median, fmt::format("{} / {} / {}", g.graph_name, r.provider,
-                                                      r.engine_id.value_or("-")));
+        timed.emplace_back(stats->median,
+                           fmt::format("{} / {} / {}", g.graph_name, r.provider, r.engine_id.value_or("-")));
     }
   if (timed.empty()) return;
   count = std::min(count, timed.size());
@@ -167,11 +167,12 @@ void print_suite_summary(std::ostream& out, const SuiteResult& suite) {
              "skipped, {} errors\n",
              s.graphs, s.graph_errors, s.rows, s.passed, s.failed, s.skipped, s.errors);
   if (s.duplicates > 0 || s.filtered > 0)
-    fmt::print(out, "  not run: {} duplicate graphs (same content as an earlier one), {} filtered out by --op\n",
+    fmt::print(out,
+               "  not run: {} duplicate graphs (same content as an earlier one), {} filtered out by --op\n",
                s.duplicates, s.filtered);
   for (const auto& [provider, p] : s.providers)
-    fmt::print(out, "  {}: {} rows: {} passed, {} failed validation, {} skipped, {} errors\n", provider, p.rows,
-               p.passed, p.failed, p.skipped, p.errors);
+    fmt::print(out, "  {}: {} rows: {} passed, {} failed validation, {} skipped, {} errors\n", provider,
+               p.rows, p.passed, p.failed, p.skipped, p.errors);
   print_slowest_rows(out, suite, 5);
   for (const auto& g : suite.graphs) {
     if (!g.ok) fmt::print(out, "  load error: {}\n", g.error_message.value_or("?"));

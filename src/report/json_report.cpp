@@ -62,8 +62,11 @@ double per_second(double amount, const std::optional<Stats>& stats) {
 json provider_summaries_to_json(const Summary& s) {
   json providers = json::object();
   for (const auto& [name, p] : s.providers)
-    providers[name] = {
-        {"rows", p.rows}, {"passed", p.passed}, {"failed", p.failed}, {"skipped", p.skipped}, {"errors", p.errors}};
+    providers[name] = {{"rows", p.rows},
+                       {"passed", p.passed},
+                       {"failed", p.failed},
+                       {"skipped", p.skipped},
+                       {"errors", p.errors}};
   return providers;
 }
 

@@ -57,7 +57,7 @@ struct PlanRef {
 struct OracleCandidate {
   std::string plan_name;
   bool measured = false;
-  std::optional<double> median_ms;  // primary figure (kernel time where there is one)
+  std::optional<double> median_ms;   // primary figure (kernel time where there is one)
   std::optional<std::string> error;  // why it failed to build or run
 };
 
@@ -65,9 +65,9 @@ struct OracleCandidate {
 struct PairedDelta {
   std::string basis;  // "gpu_kernel" or "host"
   double baseline_median_ms = 0, oracle_median_ms = 0;
-  double speedup = 1;            // baseline / oracle: > 1 means the oracle's plan is faster
-  double ci_lo = 1, ci_hi = 1;   // 95% CI of the speedup
-  bool significant = false;      // the CI excludes 1.0
+  double speedup = 1;           // baseline / oracle: > 1 means the oracle's plan is faster
+  double ci_lo = 1, ci_hi = 1;  // 95% CI of the speedup
+  bool significant = false;     // the CI excludes 1.0
   std::int64_t rounds = 0;
   bool converged = false;
   std::string method;
@@ -86,11 +86,11 @@ struct OracleResult {
   std::int64_t candidates_total = 0, candidates_benchmarked = 0, candidates_failed = 0;
   bool budget_exhausted = false;  // --oracle-max-plans / --oracle-max-seconds stopped the sweep
   double sweep_time_ms = 0;
-  std::optional<double> cpu_build_time_ms;  // of the winner
+  std::optional<double> cpu_build_time_ms;            // of the winner
   std::optional<Stats> host_stats, gpu_kernel_stats;  // of the winner, from the paired re-timing
-  std::optional<Stats> warm_baseline_stats;  // of the heuristic plan, from the paired re-timing
-  std::optional<Correctness> correctness;    // of the winner
-  std::optional<std::string> delta_withheld;  // why there is no delta
+  std::optional<Stats> warm_baseline_stats;           // of the heuristic plan, from the paired re-timing
+  std::optional<Correctness> correctness;             // of the winner
+  std::optional<std::string> delta_withheld;          // why there is no delta
   std::vector<OracleCandidate> candidates;
 };
 
@@ -154,7 +154,7 @@ struct ProviderSummary {
 
 struct Summary {
   std::int64_t graphs = 0, graph_errors = 0, rows = 0, passed = 0, failed = 0, skipped = 0, errors = 0;
-  std::int64_t duplicates = 0, filtered = 0;                     // graphs not run
+  std::int64_t duplicates = 0, filtered = 0;                       // graphs not run
   std::vector<std::pair<std::string, ProviderSummary>> providers;  // in order of first row
 };
 

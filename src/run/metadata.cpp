@@ -97,7 +97,8 @@ nlohmann::json os_pretty_name() {
   while (std::getline(file, line))
     if (line.rfind("PRETTY_NAME=", 0) == 0) {
       auto value = trim(line.substr(12));
-      if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front())
+      if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') &&
+          value.back() == value.front())
         value = value.substr(1, value.size() - 2);
       return value;
     }

@@ -74,7 +74,8 @@ PairedDelta paired_between(PlanSession& a, PlanSession& b, Stream& stream, const
   const auto warm = std::max<std::int64_t>(1, options.warmup);
   a.warm_up(warm);
   b.warm_up(warm);
-  const auto paired = run_paired([&] { return a.sample(); }, [&] { return b.sample(); }, paired_limits(options));
+  const auto paired =
+      run_paired([&] { return a.sample(); }, [&] { return b.sample(); }, paired_limits(options));
   PairedDelta d;
   d.basis = stream.make_kernel_timer() ? "gpu_kernel" : "host";
   d.baseline_median_ms = paired.a.median;
@@ -94,8 +95,8 @@ PairedDelta paired_between(PlanSession& a, PlanSession& b, Stream& stream, const
 }  // namespace
 
 PairedDelta paired_delta(GraphData& data, Provider& provider, Stream& stream, const PlanSpec& baseline,
-                         const PlanSpec& other, const RunOptions& options, std::optional<Stats>* baseline_stats,
-                         std::optional<Stats>* other_stats) {
+                         const PlanSpec& other, const RunOptions& options,
+                         std::optional<Stats>* baseline_stats, std::optional<Stats>* other_stats) {
   PlanSession a(data, provider, stream, baseline);
   PlanSession b(data, provider, stream, other);
   return paired_between(a, b, stream, options, baseline_stats, other_stats);
@@ -131,22 +132,27 @@ void run_oracle(GraphData& data, Provider& provider, Stream& stream, const Engin
       }
       auto entry = sweep_one(data, provider, stream, space[i], options);
       o.candidates.push_back(entry.candidate);
-      if (entry.candidate.measured) measured.push_back(std::move(entry));
-      else ++o.candidates_failed;
+      if (entry.candidate.measured)
+        measured.push_back(std::move(entry));
+      else
+        ++o.candidates_failed;
     }
     o.candidates_benchmarked = static_cast<std::int64_t>(measured.size());
     o.sweep_time_ms = sweep_timer.elapsed_ms();
     if (measured.empty() || measured.front().spec.name() != heuristic.name())
-      throw std::runtime_error(
-          "the heuristic plan failed in the sweep: " +
-          (o.candidates.empty() ? std::string("the sweep budget ran out before it") : o.candidates.front().error.value_or("no measurement")));
+      throw std::runtime_error("the heuristic plan failed in the sweep: " +
+                               (o.candidates.empty()
+                                    ? std::string("the sweep budget ran out before it")
+                                    : o.candidates.front().error.value_or("no measurement")));
 
     // Rank by median; the heuristic plan is measured[0] before sorting.
     const auto heuristic_stats = measured.front().stats;
-    std::stable_sort(measured.begin(), measured.end(),
-                     [](const SweepEntry& x, const SweepEntry& y) { return x.stats.median < y.stats.median; });
+    std::stable_sort(measured.begin(), measured.end(), [](const SweepEntry& x, const SweepEntry& y) {
+      return x.stats.median < y.stats.median;
+    });
     for (std::size_t i = 0; i < measured.size(); ++i)
-      if (measured[i].spec.name() == heuristic.name()) o.rank_of_heuristic_plan = static_cast<std::int64_t>(i + 1);
+      if (measured[i].spec.name() == heuristic.name())
+        o.rank_of_heuristic_plan = static_cast<std::int64_t>(i + 1);
     const SweepEntry* winner = &measured.front();
     // A winner whose median sits inside the heuristic plan's noise is a tie: keep the heuristic.
     if (winner->spec.name() != heuristic.name() && winner->stats.median_ci_hi >= heuristic_stats.median_ci_lo)
@@ -169,14 +175,19 @@ void run_oracle(GraphData& data, Provider& provider, Stream& stream, const Engin
       // timed is validated; a failure withholds the delta.
       PlanSession a(data, provider, stream, heuristic);
       PlanSession b(data, provider, stream, winner->spec);
+      b.set_tf32_math(uses_tf32_math(engine));
       o.cpu_build_time_ms = b.build_ms();
       std::optional<Stats> winner_stats;
       auto delta = paired_between(a, b, stream, options, &o.warm_baseline_stats, &winner_stats);
-      if (delta.basis == "gpu_kernel") o.gpu_kernel_stats = winner_stats;
-      else o.host_stats = winner_stats;
+      if (delta.basis == "gpu_kernel")
+        o.gpu_kernel_stats = winner_stats;
+      else
+        o.host_stats = winner_stats;
       o.correctness = b.checked_run(options);
-      if (o.correctness->passed) row.oracle_delta = delta;
-      else o.delta_withheld = "the oracle's plan failed validation";
+      if (o.correctness->passed)
+        row.oracle_delta = delta;
+      else
+        o.delta_withheld = "the oracle's plan failed validation";
     }
     row.oracle = std::move(o);
   } catch (const std::exception& e) {
@@ -185,7 +196,8 @@ void run_oracle(GraphData& data, Provider& provider, Stream& stream, const Engin
 }
 
 std::optional<GraphRegret> graph_regret(GraphData& data, Provider& provider, Stream& stream,
-                                        const std::vector<const RowResult*>& rows, const RunOptions& options) {
+                                        const std::vector<const RowResult*>& rows,
+                                        const RunOptions& options) {
   const RowResult* pick = nullptr;
   const RowResult* best = nullptr;
   for (const auto* row : rows) {
@@ -224,8 +236,10 @@ std::vector<std::string> oracle_warnings(const RunOptions& options) {
   const char* cache = std::getenv("ONEDNN_PRIMITIVE_CACHE_CAPACITY");
   if (!cache || std::string(cache) != "0")
     warnings.push_back(
-        "oneDNN's primitive cache is on (ONEDNN_PRIMITIVE_CACHE_CAPACITY unset or > 0): plans re-built for the "
-        "paired re-timing are cache hits, so their build times are not creation times; set it to 0 for honest "
+        "oneDNN's primitive cache is on (ONEDNN_PRIMITIVE_CACHE_CAPACITY unset or > 0): plans re-built for "
+        "the "
+        "paired re-timing are cache hits, so their build times are not creation times; set it to 0 for "
+        "honest "
         "build times (kernel times are unaffected)");
   return warnings;
 }

@@ -46,7 +46,8 @@ void PlanBuffers::poison_outputs(Provider& provider, Stream& stream) {
   for (auto uid : graph_.output_uids()) {
     auto& tensor = tensors_.at(uid);
     tensor.poison();
-    if (!device_.empty()) provider.copy_to_device(device_.at(uid)->data(), tensor.data(), tensor.size_bytes(), stream);
+    if (!device_.empty())
+      provider.copy_to_device(device_.at(uid)->data(), tensor.data(), tensor.size_bytes(), stream);
   }
   stream.synchronize();
 }
@@ -58,6 +59,10 @@ void PlanBuffers::fetch_outputs(Provider& provider, Stream& stream) {
     provider.copy_to_host(tensor.data(), device_.at(uid)->data(), tensor.size_bytes(), stream);
   }
   stream.synchronize();
+}
+
+bool uses_tf32_math(const EngineInfo& engine) {
+  return std::find(engine.notes.begin(), engine.notes.end(), kTf32MathNote) != engine.notes.end();
 }
 
 std::unique_ptr<StoppingRule> make_stopping_rule(const RunOptions& options) {
@@ -89,7 +94,8 @@ Correctness PlanSession::check_current_outputs(const RunOptions& options) {
   double worst = -1;
   for (auto uid : graph.output_uids()) {
     const auto& desc = graph.tensor(uid);
-    Tolerance tol = default_tolerance(desc.dtype, data_.cost().reduction_length);
+    Tolerance tol = tf32_math_ ? tf32_math_tolerance(desc.dtype, data_.cost().reduction_length)
+                               : default_tolerance(desc.dtype, data_.cost().reduction_length);
     if (options.rtol) tol.rtol = *options.rtol, tol.basis = "--rtol/--atol";
     if (options.atol) tol.atol = *options.atol, tol.basis = "--rtol/--atol";
     const auto result = compare_values(buffers_->host(uid).to_dense(), reference.at(uid), tol);
@@ -140,8 +146,8 @@ std::int64_t PlanSession::batch() {
   kernel_timer_->stop();
   stream_.synchronize();
   const double single_ms = kernel_timer_->elapsed_ms();
-  batch_ = single_ms > 0 ? std::clamp<std::int64_t>(static_cast<std::int64_t>(std::ceil(kTargetBatchMs / single_ms)),
-                                                    1, kMaxBatch)
+  batch_ = single_ms > 0 ? std::clamp<std::int64_t>(
+                               static_cast<std::int64_t>(std::ceil(kTargetBatchMs / single_ms)), 1, kMaxBatch)
                          : kMaxBatch;
   return batch_;
 }
@@ -176,7 +182,8 @@ Measurement PlanSession::measure(StoppingRule& rule, bool keep_samples) {
   m.host = summarize(host_samples);
   m.has_kernel = kernel_timer_ != nullptr;
   if (m.has_kernel) m.kernel = summarize(kernel_samples);
-  m.timing.method = m.has_kernel ? fmt::format("device-events-batched({} per sample)", n) : "host-per-execution";
+  m.timing.method =
+      m.has_kernel ? fmt::format("device-events-batched({} per sample)", n) : "host-per-execution";
   m.timing.batch = n;
   m.timing.rule = rule.name();
   m.timing.converged = rule.converged();

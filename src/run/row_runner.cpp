@@ -11,10 +11,11 @@
 namespace dnnbench {
 namespace {
 
-void dump_outputs(const GraphData& data, const PlanBuffers& buffers, const RowResult& row, const std::string& dir) {
+void dump_outputs(const GraphData& data, const PlanBuffers& buffers, const RowResult& row,
+                  const std::string& dir) {
   const auto& graph = data.graph();
-  const auto folder = std::filesystem::path(dir) / sanitize_for_path(graph.name) / sanitize_for_path(row.provider) /
-                      sanitize_for_path(row.engine_id.value_or("none"));
+  const auto folder = std::filesystem::path(dir) / sanitize_for_path(graph.name) /
+                      sanitize_for_path(row.provider) / sanitize_for_path(row.engine_id.value_or("none"));
   for (auto uid : graph.output_uids()) {
     const auto& desc = graph.tensor(uid);
     write_npy(folder / (sanitize_for_path(desc.name) + ".npy"), buffers.host(uid).to_dense(), desc.dtype);
@@ -61,6 +62,7 @@ RowResult run_row(GraphData& data, Provider& provider, Stream& stream, const Eng
 
     stage = "build";
     PlanSession session(data, provider, stream, *heuristic);
+    session.set_tf32_math(uses_tf32_math(engine));
     row.cpu_build_time_ms = session.build_ms();
     row.plan_name = session.plan().name();
     row.workspace_bytes = static_cast<std::int64_t>(session.plan().workspace_bytes());

@@ -160,7 +160,8 @@ EngineSelection select_engines(const std::vector<EngineInfo>& offered, const std
   return selection;
 }
 
-SuiteResult run_suite(const std::vector<GraphInput>& inputs, const RunOptions& options, RunObserver& observer) {
+SuiteResult run_suite(const std::vector<GraphInput>& inputs, const RunOptions& options,
+                      RunObserver& observer) {
   auto providers = make_providers(options);
   SuiteResult suite;
   GraphLoader loader(options);

@@ -33,6 +33,13 @@ Tolerance default_tolerance(DataType output_type, std::int64_t reduction_length)
   return {rtol, atol * scale, fmt::format("default {}, reduction length {}", name, reduction_length)};
 }
 
+Tolerance tf32_math_tolerance(DataType output_type, std::int64_t reduction_length) {
+  if (output_type != DataType::f32) return default_tolerance(output_type, reduction_length);
+  auto tol = default_tolerance(DataType::f16, reduction_length);
+  tol.basis = fmt::format("TF32 math on fp32 data (engine note), reduction length {}", reduction_length);
+  return tol;
+}
+
 namespace {
 
 std::string index_text(const std::vector<std::int64_t>& dims, std::int64_t linear) {

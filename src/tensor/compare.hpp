@@ -19,6 +19,9 @@ struct Tolerance {
 // Per-dtype defaults, scaled with the reduction length: rounding error of a sum of n terms
 // grows like sqrt(n) for random-signed data, so atol grows with sqrt(n / 64) past 64 terms.
 Tolerance default_tolerance(DataType output_type, std::int64_t reduction_length);
+// For fp32 outputs of an engine that computes in TF32 (inputs rounded to a 10-bit mantissa,
+// like fp16's): the fp16 bases, scaled the same way. Other types keep their defaults.
+Tolerance tf32_math_tolerance(DataType output_type, std::int64_t reduction_length);
 
 struct CompareResult {
   bool passed = true;

@@ -51,7 +51,8 @@ class TempDir {
 };
 
 // `environment`: "NAME=value" assignments for the child only (e.g. TMPDIR).
-inline CliResult run_cli(const std::vector<std::string>& args, const std::vector<std::string>& environment = {}) {
+inline CliResult run_cli(const std::vector<std::string>& args,
+                         const std::vector<std::string>& environment = {}) {
   TempDir dir;
   std::string command;
   for (const auto& assignment : environment) command += shell_quote(assignment) + " ";

@@ -46,7 +46,8 @@ TEST(EngineSelection, SkippedEnginesAreLeftOutByIdOrName) {
 TEST(EngineSelection, RecipeMatrixRestrictsItsProvidersAndCarriesLabels) {
   RunOptions options;
   options.engines = {"x"};
-  options.engine_matrix = {{"onednn", "b", "fast"}, {"onednn", "a", std::nullopt}, {"other", "z", std::nullopt}};
+  options.engine_matrix = {
+      {"onednn", "b", "fast"}, {"onednn", "a", std::nullopt}, {"other", "z", std::nullopt}};
   const auto w = wanted_engines(options, "onednn");
   EXPECT_EQ(w.ids, (std::vector<std::string>{"b", "a"}));
   EXPECT_EQ(w.label_of({"b", "Beta", {}}), "fast");

@@ -119,3 +119,16 @@ TEST(HostTensor, StridedStorageRoundTripsAndPoisonIsNan) {
 
 }  // namespace
 }  // namespace dnnbench
+
+namespace dnnbench {
+namespace {
+
+TEST(Compare, Tf32MathUsesHalfPrecisionBasesForFp32OutputsOnly) {
+  const auto tf32 = tf32_math_tolerance(DataType::f32, 576);
+  EXPECT_EQ(tf32.rtol, default_tolerance(DataType::f16, 576).rtol);
+  EXPECT_NE(tf32.basis.find("TF32"), std::string::npos);
+  EXPECT_EQ(tf32_math_tolerance(DataType::f16, 576).rtol, default_tolerance(DataType::f16, 576).rtol);
+}
+
+}  // namespace
+}  // namespace dnnbench

@@ -13,7 +13,7 @@ namespace dnnbench {
 // `heur_mode`: "a", "b" or "fallback"; when absent, DNNBENCH_CUDNN_HEUR_MODE, else "a".
 std::unique_ptr<Provider> make_cudnn_provider(std::optional<std::string> heur_mode = std::nullopt);
 // Engine note of TENSOR_CORE engines on fp32 convolutions / matmuls: they compute in TF32.
-inline constexpr std::string_view kTf32Note = "TF32 math on fp32 data";
+inline constexpr std::string_view kTf32Note = kTf32MathNote;
 // True when a CUDA device can be used (the cudnn provider is then a default provider).
 bool cudnn_device_available();
 
