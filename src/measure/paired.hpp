@@ -14,12 +14,12 @@ namespace dnnbench {
 struct PairedResult {
   std::int64_t rounds = 0;
   Stats a, b;
-  double ratio = 1;              // median(a) / median(b)
-  double ci_lo = 1, ci_hi = 1;   // 95% CI of the ratio (paired percentile bootstrap)
+  double ratio = 1;             // median(a) / median(b)
+  double ci_lo = 1, ci_hi = 1;  // 95% CI of the ratio (paired percentile bootstrap)
   // The CI excludes 1.0 and the ratio is at least `min_effect` away from 1: an effect smaller
   // than the noise floor is never called significant, however tight its interval.
   bool significant = false;
-  bool converged = false;        // the stopping rule's target was met (not a cap)
+  bool converged = false;  // the stopping rule's target was met (not a cap)
   std::string method;
 };
 
@@ -32,9 +32,9 @@ PairedResult compare_paired(const std::vector<double>& a, const std::vector<doub
 struct PairedLimits {
   std::int64_t min_rounds = 20;
   std::int64_t max_rounds = 400;
-  double max_time_ms = 3000;      // both sides together
-  double target_ci_rel = 0.01;    // stop when the ratio's CI half-width is within ±1%
-  double min_effect = 0.01;       // smallest |ratio - 1| called significant (the A/A noise floor)
+  double max_time_ms = 3000;    // both sides together
+  double target_ci_rel = 0.01;  // stop when the ratio's CI half-width is within ±1%
+  double min_effect = 0.01;     // smallest |ratio - 1| called significant (the A/A noise floor)
 };
 
 // Runs interleaved rounds of `sample_a` / `sample_b` (each returns one sample in ms), ABBA

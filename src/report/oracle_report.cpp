@@ -34,31 +34,35 @@ void print_oracle_details(std::ostream& out, const RowResult& r) {
   }
   if (!r.oracle) return;
   const auto& o = *r.oracle;
-  fmt::print(out, "    Oracle: {} ({}), winner {}; heuristic plan ranked {} of {} measured ({} candidates, {} failed{}), "
-             "sweep {:.1f} ms\n",
-             o.search, o.verdict, o.plan_name,
-             o.rank_of_heuristic_plan ? std::to_string(*o.rank_of_heuristic_plan) : "-", o.candidates_benchmarked,
-             o.candidates_total, o.candidates_failed, o.budget_exhausted ? ", budget exhausted" : "", o.sweep_time_ms);
+  fmt::print(
+      out,
+      "    Oracle: {} ({}), winner {}; heuristic plan ranked {} of {} measured ({} candidates, {} failed{}), "
+      "sweep {:.1f} ms\n",
+      o.search, o.verdict, o.plan_name,
+      o.rank_of_heuristic_plan ? std::to_string(*o.rank_of_heuristic_plan) : "-", o.candidates_benchmarked,
+      o.candidates_total, o.candidates_failed, o.budget_exhausted ? ", budget exhausted" : "",
+      o.sweep_time_ms);
   for (const auto& c : o.candidates)
-    fmt::print(out, "      {:<40} {}\n", c.plan_name,
-               c.measured ? fmt::format("{:.4f} ms", c.median_ms.value_or(0)) : "failed: " + c.error.value_or("?"));
+    fmt::print(
+        out, "      {:<40} {}\n", c.plan_name,
+        c.measured ? fmt::format("{:.4f} ms", c.median_ms.value_or(0)) : "failed: " + c.error.value_or("?"));
   if (r.oracle_delta) {
     const auto& d = *r.oracle_delta;
-    fmt::print(out, "      paired ({} rounds{}, {}): heuristic {:.4f} ms vs oracle {:.4f} ms -> {}\n", d.rounds,
-               d.converged ? "" : ", stopped at cap", d.basis, d.baseline_median_ms, d.oracle_median_ms,
-               speedup_text(d));
+    fmt::print(out, "      paired ({} rounds{}, {}): heuristic {:.4f} ms vs oracle {:.4f} ms -> {}\n",
+               d.rounds, d.converged ? "" : ", stopped at cap", d.basis, d.baseline_median_ms,
+               d.oracle_median_ms, speedup_text(d));
   }
   if (o.correctness)
-    fmt::print(out, "      oracle plan check: {} (max rel {:.2e})\n", o.correctness->passed ? "passed" : "FAILED",
-               o.correctness->max_rel_diff);
+    fmt::print(out, "      oracle plan check: {} (max rel {:.2e})\n",
+               o.correctness->passed ? "passed" : "FAILED", o.correctness->max_rel_diff);
   if (o.delta_withheld) fmt::print(out, "      no delta: {}\n", *o.delta_withheld);
 }
 
 void print_graph_regret(std::ostream& out, const GraphResult& g) {
   for (const auto& r : g.regret) {
     if (r.delta)
-      fmt::print(out, "  regret ({}): pick {} vs best {} (engine {}): {}\n", r.provider, r.pick_plan, r.best_plan,
-                 r.best_engine, speedup_text(*r.delta));
+      fmt::print(out, "  regret ({}): pick {} vs best {} (engine {}): {}\n", r.provider, r.pick_plan,
+                 r.best_plan, r.best_engine, speedup_text(*r.delta));
     else
       fmt::print(out, "  regret ({}): pick {}: {}\n", r.provider, r.pick_plan, r.note.value_or("-"));
   }
@@ -76,8 +80,8 @@ void print_oracle_footer(std::ostream& out, const SuiteResult& suite) {
       if (!r.oracle && !r.oracle_error) continue;
       ++oracle_rows;
       if (r.oracle_delta && r.oracle_delta->significant && r.oracle_delta->speedup > 1)
-        significant.push_back({fmt::format("{} / {} / {} -> {}", g.graph_name, r.provider, r.engine_id.value_or("-"),
-                                           r.oracle->plan_name),
+        significant.push_back({fmt::format("{} / {} / {} -> {}", g.graph_name, r.provider,
+                                           r.engine_id.value_or("-"), r.oracle->plan_name),
                                *r.oracle_delta});
     }
   if (oracle_rows == 0) return;

@@ -11,7 +11,8 @@ using nlohmann::json;
 json run_json(const std::vector<std::string>& extra, const std::string& graph) {
   TempDir dir;
   const auto out = (dir / "r.json").string();
-  std::vector<std::string> args = {"run", "-q", "-g", source_path(graph), "-o", out, "--warmup", "1", "--iters", "5"};
+  std::vector<std::string> args = {"run", "-q",       "-g", source_path(graph), "-o",
+                                   out,   "--warmup", "1",  "--iters",          "5"};
   args.insert(args.end(), extra.begin(), extra.end());
   const auto r = run_cli(args);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
@@ -39,16 +40,18 @@ TEST(OracleCommand, ConvRowsCarryOracleFieldsAndOotbFieldsAreUnchanged) {
     }
     ASSERT_TRUE(r["oracle_error"].is_null()) << r["oracle_error"];
     const auto& o = r["oracle"];
-    for (const char* key : {"search", "verdict", "plan_name", "knobs", "rank_of_heuristic_plan", "candidates_total",
-                            "candidates_benchmarked", "candidates_failed", "sweep_time_ms", "cpu_build_time_ms",
-                            "gpu_kernel_stats", "host_stats", "warm_baseline_stats", "correctness", "candidates"})
+    for (const char* key :
+         {"search", "verdict", "plan_name", "knobs", "rank_of_heuristic_plan", "candidates_total",
+          "candidates_benchmarked", "candidates_failed", "sweep_time_ms", "cpu_build_time_ms",
+          "gpu_kernel_stats", "host_stats", "warm_baseline_stats", "correctness", "candidates"})
       EXPECT_TRUE(o.contains(key)) << key;
     EXPECT_GE(o["candidates_total"].get<int>(), 1);
     EXPECT_GE(o["rank_of_heuristic_plan"].get<int>(), 1);
     if (o["search"] == "searched") ++searched;
     if (!r["oracle_delta"].is_null()) {
       const auto& d = r["oracle_delta"];
-      for (const char* key : {"basis", "baseline_median_ms", "oracle_median_ms", "speedup", "ci95", "significant"})
+      for (const char* key :
+           {"basis", "baseline_median_ms", "oracle_median_ms", "speedup", "ci95", "significant"})
         EXPECT_TRUE(d.contains(key)) << key;
       EXPECT_EQ(d["basis"], "host");
       EXPECT_LE(d["ci95"][0].get<double>(), d["speedup"].get<double>());
@@ -79,8 +82,8 @@ TEST(OracleCommand, AASelfCheckComparesTheHeuristicPlanWithItself) {
 }
 
 TEST(OracleCommand, ConsoleShowsSpeedupColumnAndFooter) {
-  const auto r = run_cli({"run", "-g", source_path("graphs/samples/conv_fwd_2d_nchw_fp32.json"), "--oracle", "-v",
-                          "--warmup", "1", "--iters", "5"});
+  const auto r = run_cli({"run", "-g", source_path("graphs/samples/conv_fwd_2d_nchw_fp32.json"), "--oracle",
+                          "-v", "--warmup", "1", "--iters", "5"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("speedup [95% CI]"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Oracle: "), std::string::npos);

@@ -65,8 +65,18 @@ TEST(Paired, RunPairedInterleavesAbbaAndStopsWhenConverged) {
   int calls = 0;
   PairedLimits limits;
   limits.min_rounds = 20;
-  const auto r = run_paired([&] { order += 'A'; ++calls; return 2.0; }, [&] { order += 'B'; ++calls; return 1.0; },
-                            limits);
+  const auto r = run_paired(
+      [&] {
+        order += 'A';
+        ++calls;
+        return 2.0;
+      },
+      [&] {
+        order += 'B';
+        ++calls;
+        return 1.0;
+      },
+      limits);
   EXPECT_EQ(order.substr(0, 8), "ABBAABBA");
   EXPECT_TRUE(r.converged);
   EXPECT_EQ(r.rounds, 20);

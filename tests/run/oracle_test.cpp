@@ -37,7 +37,8 @@ class FakePlan final : public Plan {
   }
   void execute(Stream&) override {
     ++executions_;
-    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double, std::micro>(spec_.micros);
+    const auto until =
+        std::chrono::steady_clock::now() + std::chrono::duration<double, std::micro>(spec_.micros);
     while (std::chrono::steady_clock::now() < until) {
     }
     for (int i = 0; i < 64; ++i) y_[i] = spec_.wrong ? x_[i] + 1.0f : x_[i];
@@ -66,7 +67,9 @@ class FakeProvider final : public Provider {
   std::string version() const override { return "fake 1"; }
   std::unique_ptr<Stream> make_stream() override { return std::make_unique<HostStream>(); }
   std::vector<EngineInfo> engines(const Graph&) override { return {{"e", "e", {}}}; }
-  PlanSpec heuristic_plan(const Graph&, const EngineInfo&) override { return {"e", {{"p", plans.front().first}}}; }
+  PlanSpec heuristic_plan(const Graph&, const EngineInfo&) override {
+    return {"e", {{"p", plans.front().first}}};
+  }
   std::vector<PlanSpec> plan_space(const Graph&, const EngineInfo&, const SweepLimits&) override {
     log.push_back("plan_space");
     if (plan_space_throws) throw std::invalid_argument("fake plan space is broken");
@@ -184,8 +187,10 @@ TEST(Oracle, EqualPlansAreATieThatKeepsTheHeuristicPlan) {
   ASSERT_TRUE(row.oracle);
   // Either the heuristic plan measured fastest, or the winner was inside its noise: never a
   // reported speedup of equal plans.
-  if (row.oracle_delta) EXPECT_FALSE(row.oracle_delta->significant && row.oracle_delta->speedup > 1.1);
-  else EXPECT_EQ(row.oracle->verdict, "heuristic-best");
+  if (row.oracle_delta)
+    EXPECT_FALSE(row.oracle_delta->significant && row.oracle_delta->speedup > 1.1);
+  else
+    EXPECT_EQ(row.oracle->verdict, "heuristic-best");
 }
 
 TEST(Oracle, AASelfCheckReportsNoSignificantSpeedup) {
