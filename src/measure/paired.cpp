@@ -53,32 +53,53 @@ PairedResult compare_paired(const std::vector<double>& a, const std::vector<doub
   return r;
 }
 
+void judge_against_control(PairedResult& r, const PairedResult& control, double min_effect) {
+  r.has_control = true;
+  r.control_ratio = control.ratio;
+  r.control_ci_lo = control.ci_lo;
+  r.control_ci_hi = control.ci_hi;
+  // Distances in log space, so that 1.05 and 1/1.05 are the same distance from 1.
+  const double control_distance =
+      std::max({std::abs(std::log(control.ratio)), std::abs(std::log(control.ci_lo)),
+                std::abs(std::log(control.ci_hi))});
+  const double floor = std::max(std::log1p(min_effect), control_distance);
+  r.noise_floor = std::expm1(floor);
+  r.significant = std::log(r.ci_lo) > floor || std::log(r.ci_hi) < -floor;
+}
+
 PairedResult run_paired(const std::function<double()>& sample_a, const std::function<double()>& sample_b,
-                        const PairedLimits& limits) {
-  std::vector<double> a, b;
+                        const PairedLimits& limits, const std::function<double()>& control) {
+  std::vector<double> a, b, c;
   double elapsed = 0;
   bool converged = false;
+  // With a control: the six orders of (A, B, C), so that each arm sits in each position, and
+  // follows each other arm, equally often.
+  static constexpr const char* kOrders[] = {"ABC", "CBA", "BCA", "ACB", "CAB", "BAC"};
   for (std::int64_t round = 0; round < limits.max_rounds && elapsed < limits.max_time_ms; ++round) {
     // ABBA: alternate which side goes first so that neither always runs on the state the other leaves.
-    double ta, tb;
-    if (round % 2 == 0) {
-      ta = sample_a();
-      tb = sample_b();
-    } else {
-      tb = sample_b();
-      ta = sample_a();
+    const char* order = control ? kOrders[round % 6] : (round % 2 == 0 ? "AB" : "BA");
+    double ta = 0, tb = 0, tc = 0;
+    for (const char* arm = order; *arm; ++arm) {
+      if (*arm == 'A') ta = sample_a();
+      if (*arm == 'B') tb = sample_b();
+      if (*arm == 'C') tc = control();
     }
     a.push_back(ta);
     b.push_back(tb);
-    elapsed += ta + tb;
+    if (control) c.push_back(tc);
+    elapsed += ta + tb + tc;
     const auto n = static_cast<std::int64_t>(a.size());
-    if (n >= limits.min_rounds && n % 10 == 0 && ratio_ci_rel(a, b) <= limits.target_ci_rel) {
+    if (n >= limits.min_rounds && n % (control ? 12 : 10) == 0 &&
+        ratio_ci_rel(a, b) <= limits.target_ci_rel &&
+        (!control || ratio_ci_rel(a, c) <= limits.target_ci_rel)) {
       converged = true;
       break;
     }
   }
   auto result = compare_paired(a, b, 2000, 1, limits.min_effect);
   result.converged = converged;
+  if (control)
+    judge_against_control(result, compare_paired(a, c, 2000, 2, limits.min_effect), limits.min_effect);
   return result;
 }
 

@@ -21,6 +21,12 @@ struct PairedResult {
   bool significant = false;
   bool converged = false;  // the stopping rule's target was met (not a cap)
   std::string method;
+  // The control arm (run_paired with a control sampler): a second instance of plan A timed in
+  // the same rounds. A / control is what the same plan "gains" by chance here and now (noise,
+  // buffer placement, load); an effect is significant only when its CI clears that band.
+  bool has_control = false;
+  double control_ratio = 1, control_ci_lo = 1, control_ci_hi = 1;
+  double noise_floor = 0;  // max(min_effect, the control's distance from 1 incl. its CI)
 };
 
 // Ratio of medians with a paired percentile bootstrap CI: rounds are resampled with
@@ -37,10 +43,17 @@ struct PairedLimits {
   double min_effect = 0.01;     // smallest |ratio - 1| called significant (the A/A noise floor)
 };
 
+// Judges `r` (A vs B) against `control` (A vs a second instance of A, same rounds): the noise
+// floor is the control's largest distance from 1 over its ratio and CI (at least min_effect),
+// and B differs significantly only when A/B's whole CI lies outside [1/(1+floor), 1+floor].
+void judge_against_control(PairedResult& r, const PairedResult& control, double min_effect);
+
 // Runs interleaved rounds of `sample_a` / `sample_b` (each returns one sample in ms), ABBA
 // order, until the CI of the median of per-round ratios is within target or a cap, then
-// compares with compare_paired.
+// compares with compare_paired. With a `control` sampler (a second instance of A), each round
+// times all three in an order that cycles through the six permutations, and the result is
+// judged against the control (judge_against_control).
 PairedResult run_paired(const std::function<double()>& sample_a, const std::function<double()>& sample_b,
-                        const PairedLimits& limits);
+                        const PairedLimits& limits, const std::function<double()>& control = {});
 
 }  // namespace dnnbench

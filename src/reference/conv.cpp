@@ -49,16 +49,6 @@ struct Geometry {
   }
 };
 
-// Per-spatial-dim settings with defaults when the list is empty; fails on a wrong length.
-std::vector<std::int64_t> setting(const Node& node, const std::vector<std::int64_t>& given,
-                                  std::size_t spatial, std::int64_t fallback, const char* what) {
-  if (given.empty()) return std::vector<std::int64_t>(spatial, fallback);
-  if (given.size() != spatial)
-    ref::fail(node, std::string(what) + " has " + std::to_string(given.size()) + " entries for " +
-                        std::to_string(spatial) + " spatial dims");
-  return given;
-}
-
 // x: [N, C, in...], w: [K, C/groups, kernel...], y: [N, K, out...].
 Geometry make_geometry(const Node& node, const ConvParams& p, const std::vector<std::int64_t>& x,
                        const std::vector<std::int64_t>& w, const std::vector<std::int64_t>& y) {
@@ -78,9 +68,9 @@ Geometry make_geometry(const Node& node, const ConvParams& p, const std::vector<
     ref::fail(node, "output channels " + std::to_string(g.k) + " are not a multiple of groups " +
                         std::to_string(g.groups));
   if (y[0] != g.n || y[1] != g.k) ref::fail(node, "output batch or channel count disagrees with x and w");
-  const auto pre = setting(node, p.pre_padding, spatial, 0, "pre_padding");
-  const auto stride = setting(node, p.stride, spatial, 1, "stride");
-  const auto dilation = setting(node, p.dilation, spatial, 1, "dilation");
+  const auto pre = ref::spatial_setting(node, p.pre_padding, spatial, 0, "pre_padding");
+  const auto stride = ref::spatial_setting(node, p.stride, spatial, 1, "stride");
+  const auto dilation = ref::spatial_setting(node, p.dilation, spatial, 1, "dilation");
   const std::size_t lead = kSpatial - spatial;
   for (int d = 0; d < kSpatial; ++d) {
     const bool real = static_cast<std::size_t>(d) >= lead;

@@ -78,4 +78,13 @@ Dense& output(const Graph& graph, const Node& node, Values& values, std::string_
   fail(node, "missing output role '" + std::string(role) + "'");
 }
 
+std::vector<std::int64_t> spatial_setting(const Node& node, const std::vector<std::int64_t>& given,
+                                          std::size_t spatial, std::int64_t fallback, const char* what) {
+  if (given.empty()) return std::vector<std::int64_t>(spatial, fallback);
+  if (given.size() != spatial)
+    fail(node, std::string(what) + " has " + std::to_string(given.size()) + " entries for " +
+                   std::to_string(spatial) + " spatial dims");
+  return given;
+}
+
 }  // namespace dnnbench::ref

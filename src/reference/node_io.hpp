@@ -11,6 +11,10 @@ namespace dnnbench::ref {
 
 // Throws std::runtime_error "reference: node '<name>' (<type>): <what>".
 [[noreturn]] void fail(const Node& node, const std::string& what);
+// A per-spatial-dim setting (stride, padding, dilation): `fallback` for each dim when the list is
+// empty; fails naming `what` when its length is not `spatial`.
+std::vector<std::int64_t> spatial_setting(const Node& node, const std::vector<std::int64_t>& given,
+                                          std::size_t spatial, std::int64_t fallback, const char* what);
 
 // The value bound to an input role; fails when the role or its value is missing, or when the
 // value's dims differ from the graph tensor's.

@@ -41,15 +41,6 @@ struct Window {
   }
 };
 
-std::vector<std::int64_t> setting(const Node& node, const std::vector<std::int64_t>& given,
-                                  std::size_t spatial, std::int64_t fallback, const char* what) {
-  if (given.empty()) return std::vector<std::int64_t>(spatial, fallback);
-  if (given.size() != spatial)
-    ref::fail(node, std::string(what) + " has " + std::to_string(given.size()) + " entries for " +
-                        std::to_string(spatial) + " spatial dims");
-  return given;
-}
-
 Window make_window(const Node& node, const ResampleParams& p, const Dense& x, const Dense& y) {
   const std::size_t rank = x.dims.size();
   if (rank < 3 || rank > 2 + kSpatial || y.dims.size() != rank)
@@ -58,9 +49,9 @@ Window make_window(const Node& node, const ResampleParams& p, const Dense& x, co
     ref::fail(node, "y batch or channel count differs from x's");
   const std::size_t spatial = rank - 2, lead = kSpatial - spatial;
   if (p.window.size() != spatial) ref::fail(node, "window needs one entry per spatial dim");
-  const auto stride = setting(node, p.stride, spatial, 1, "stride");
-  const auto pre = setting(node, p.pre_padding, spatial, 0, "pre_padding");
-  const auto post = setting(node, p.post_padding, spatial, 0, "post_padding");
+  const auto stride = ref::spatial_setting(node, p.stride, spatial, 1, "stride");
+  const auto pre = ref::spatial_setting(node, p.pre_padding, spatial, 0, "pre_padding");
+  const auto post = ref::spatial_setting(node, p.post_padding, spatial, 0, "post_padding");
   Window w;
   for (int d = 0; d < kSpatial; ++d) {
     const bool real = static_cast<std::size_t>(d) >= lead;

@@ -86,6 +86,9 @@ json delta_to_json(const std::optional<PairedDelta>& d) {
           {"speedup", num(d->speedup)},
           {"ci95", {num(d->ci_lo), num(d->ci_hi)}},
           {"significant", d->significant},
+          {"control_ratio", num(d->control_ratio)},
+          {"control_ci95", {num(d->control_ci_lo), num(d->control_ci_hi)}},
+          {"noise_floor", num(d->noise_floor)},
           {"rounds", d->rounds},
           {"converged", d->converged},
           {"method", d->method}};

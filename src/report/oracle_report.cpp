@@ -51,6 +51,10 @@ void print_oracle_details(std::ostream& out, const RowResult& r) {
     fmt::print(out, "      paired ({} rounds{}, {}): heuristic {:.4f} ms vs oracle {:.4f} ms -> {}\n",
                d.rounds, d.converged ? "" : ", stopped at cap", d.basis, d.baseline_median_ms,
                d.oracle_median_ms, speedup_text(d));
+    fmt::print(
+        out,
+        "      control (heuristic vs itself, same rounds): {:.3f}x [{:.3f}, {:.3f}] -> noise band ±{:.1f}%\n",
+        d.control_ratio, d.control_ci_lo, d.control_ci_hi, 100 * d.noise_floor);
   }
   if (o.correctness)
     fmt::print(out, "      oracle plan check: {} (max rel {:.2e})\n",

@@ -67,7 +67,11 @@ struct PairedDelta {
   double baseline_median_ms = 0, oracle_median_ms = 0;
   double speedup = 1;           // baseline / oracle: > 1 means the oracle's plan is faster
   double ci_lo = 1, ci_hi = 1;  // 95% CI of the speedup
-  bool significant = false;     // the CI excludes 1.0
+  // The CI clears the noise band: 1.0 and the control arm's spread (noise_floor), see oracle.md.
+  bool significant = false;
+  // The control arm: a second instance of the baseline plan timed in the same rounds.
+  double control_ratio = 1, control_ci_lo = 1, control_ci_hi = 1;
+  double noise_floor = 0;  // the band an effect must clear: max(min effect, control's distance from 1)
   std::int64_t rounds = 0;
   bool converged = false;
   std::string method;

@@ -53,6 +53,7 @@ PairedLimits paired_limits(const RunOptions& options) {
   PairedLimits limits;
   limits.target_ci_rel = options.adaptive.target_ci_rel;
   limits.min_effect = options.oracle.min_effect;
+  limits.max_time_ms = 4500;  // three arms (baseline, oracle, control) share it
   return limits;
 }
 
@@ -68,14 +69,19 @@ std::string describe_exception(const std::exception& e) {
 
 namespace {
 
-PairedDelta paired_between(PlanSession& a, PlanSession& b, Stream& stream, const RunOptions& options,
-                           std::optional<Stats>* baseline_stats, std::optional<Stats>* other_stats) {
-  // Both warm before the first timed round, so warm-up is never counted as a speedup.
+// Times `a` (the baseline), `b` and `control` (a second instance of the baseline's plan, its own
+// buffers) in interleaved rounds; `b`'s gain is significant only when it clears what `control`
+// gains on `a` by chance.
+PairedDelta paired_between(PlanSession& a, PlanSession& b, PlanSession& control, Stream& stream,
+                           const RunOptions& options, std::optional<Stats>* baseline_stats,
+                           std::optional<Stats>* other_stats) {
+  // All warm before the first timed round, so warm-up is never counted as a speedup.
   const auto warm = std::max<std::int64_t>(1, options.warmup);
   a.warm_up(warm);
   b.warm_up(warm);
-  const auto paired =
-      run_paired([&] { return a.sample(); }, [&] { return b.sample(); }, paired_limits(options));
+  control.warm_up(warm);
+  const auto paired = run_paired([&] { return a.sample(); }, [&] { return b.sample(); },
+                                 paired_limits(options), [&] { return control.sample(); });
   PairedDelta d;
   d.basis = stream.make_kernel_timer() ? "gpu_kernel" : "host";
   d.baseline_median_ms = paired.a.median;
@@ -84,9 +90,13 @@ PairedDelta paired_between(PlanSession& a, PlanSession& b, Stream& stream, const
   d.ci_lo = paired.ci_lo;
   d.ci_hi = paired.ci_hi;
   d.significant = paired.significant;
+  d.control_ratio = paired.control_ratio;
+  d.control_ci_lo = paired.control_ci_lo;
+  d.control_ci_hi = paired.control_ci_hi;
+  d.noise_floor = paired.noise_floor;
   d.rounds = paired.rounds;
   d.converged = paired.converged;
-  d.method = "interleaved ABBA rounds; " + paired.method;
+  d.method = "interleaved rounds cycling the six orders of baseline, oracle and control; " + paired.method;
   if (baseline_stats) *baseline_stats = paired.a;
   if (other_stats) *other_stats = paired.b;
   return d;
@@ -99,7 +109,8 @@ PairedDelta paired_delta(GraphData& data, Provider& provider, Stream& stream, co
                          std::optional<Stats>* baseline_stats, std::optional<Stats>* other_stats) {
   PlanSession a(data, provider, stream, baseline);
   PlanSession b(data, provider, stream, other);
-  return paired_between(a, b, stream, options, baseline_stats, other_stats);
+  PlanSession control(data, provider, stream, baseline);
+  return paired_between(a, b, control, stream, options, baseline_stats, other_stats);
 }
 
 void run_oracle(GraphData& data, Provider& provider, Stream& stream, const EngineInfo& engine,
@@ -175,10 +186,11 @@ void run_oracle(GraphData& data, Provider& provider, Stream& stream, const Engin
       // timed is validated; a failure withholds the delta.
       PlanSession a(data, provider, stream, heuristic);
       PlanSession b(data, provider, stream, winner->spec);
+      PlanSession control(data, provider, stream, heuristic);
       b.set_tf32_math(uses_tf32_math(engine));
       o.cpu_build_time_ms = b.build_ms();
       std::optional<Stats> winner_stats;
-      auto delta = paired_between(a, b, stream, options, &o.warm_baseline_stats, &winner_stats);
+      auto delta = paired_between(a, b, control, stream, options, &o.warm_baseline_stats, &winner_stats);
       if (delta.basis == "gpu_kernel")
         o.gpu_kernel_stats = winner_stats;
       else
