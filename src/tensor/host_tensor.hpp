@@ -6,6 +6,7 @@
 
 #include "graph/graph.hpp"
 #include "tensor/dense.hpp"
+#include "tensor/page_aligned.hpp"
 
 namespace dnnbench {
 
@@ -28,7 +29,7 @@ class HostTensor {
 
  private:
   TensorDesc desc_;
-  std::vector<std::byte> bytes_;
+  std::vector<std::byte, PageAligned<std::byte>> bytes_;  // page-aligned: see page_aligned.hpp
 };
 
 // Calls fn(logical_linear_index, storage_offset) for every element of `desc` in C order.
