@@ -174,7 +174,7 @@ Journal read_journal(const std::filesystem::path& path) {
     const auto where = fmt::format("{}:{}", path.string(), i + 1);
     auto event = json::parse(lines[i], nullptr, /*allow_exceptions=*/false);
     if (event.is_discarded()) {
-      if (i + 1 == lines.size()) break;  // cut short by a kill while writing
+      if (i > 0 && i + 1 == lines.size()) break;  // cut short by a kill while writing
       throw std::runtime_error(where + ": not a JSON line");
     }
     try {

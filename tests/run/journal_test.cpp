@@ -98,6 +98,9 @@ TEST_F(JournalTest, ABadLineElsewhereNamesFileAndLine) {
 TEST_F(JournalTest, RefusesAFileThatIsNotAJournal) {
   append_raw("{\"schema_version\": 1}\n");
   EXPECT_THROW(read_journal(path_), std::runtime_error);
+  std::filesystem::remove(path_);
+  append_raw("garbage\n");  // a bad first line is never taken for a line cut short
+  EXPECT_THROW(read_journal(path_), std::runtime_error);
 }
 
 TEST_F(JournalTest, AppendKeepsEventsAndWritesOneHeader) {
