@@ -5,6 +5,8 @@
 
 #include <unistd.h>
 
+#include <cstring>
+#include <filesystem>
 #include <iostream>
 
 #include "cli/progress.hpp"
@@ -17,6 +19,9 @@
 #include "report/json_report.hpp"
 #include "run/graph_loader.hpp"
 #include "run/inputs.hpp"
+#include "run/interrupt.hpp"
+#include "run/isolation.hpp"
+#include "run/journal.hpp"
 #include "run/metadata.hpp"
 #include "run/oracle.hpp"
 #include "run/suite_runner.hpp"
@@ -93,6 +98,44 @@ void check_providers_exist(const std::vector<std::string>& names) {
     if (const auto message = unknown_provider_message(name); !message.empty()) throw UsageError(message);
 }
 
+// The journal's path: --journal, else beside --output; empty when there is neither.
+std::string journal_path(const RunCommand& c) {
+  if (!c.journal.empty()) return c.journal;
+  return c.output.empty() ? "" : c.output + ".journal.jsonl";
+}
+
+// --resume: what the journal holds, refused when the options that change results differ.
+std::optional<Journal> read_resume_journal(const std::string& path, const nlohmann::json& fingerprint) {
+  if (path.empty()) throw UsageError("--resume needs a journal: give --journal FILE or -o FILE");
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    fmt::print(std::cerr, "dnnbench: --resume: no journal {} yet; starting from the beginning\n", path);
+    return std::nullopt;
+  }
+  Journal journal;
+  try {
+    journal = read_journal(path);
+  } catch (const std::exception& e) {
+    throw UsageError(fmt::format("--resume: {}", e.what()));
+  }
+  const auto differences = fingerprint_differences(journal.options, fingerprint);
+  if (!differences.empty())
+    throw UsageError(
+        fmt::format("--resume: the options differ from those of the journal {} ({}); run with "
+                    "the same options, or without --resume to start over",
+                    path, fmt::join(differences, "; ")));
+  return journal;
+}
+
+IsolationMode resolve_isolation(const RunCommand& c) {
+  if (c.isolate.empty())
+    return c.timeout_s > 0 ? IsolationMode::graph : default_isolation(c.options.providers);
+  const auto mode = *isolation_mode_from_name(c.isolate);  // CLI11 checked the name
+  if (mode == IsolationMode::none && c.timeout_s > 0)
+    throw UsageError("--timeout-s needs a child process to kill: use --isolate graph or row");
+  return mode;
+}
+
 }  // namespace
 
 void add_run_options(CLI::App& app, RunCommand& c) {
@@ -160,6 +203,24 @@ void add_run_options(CLI::App& app, RunCommand& c) {
   app.add_option("--max-archive-bytes", c.options.archive.max_total_bytes,
                  "Stop extracting an archive past this many bytes")
       ->check(CLI::PositiveNumber);
+  app.add_option(
+      "--journal", c.journal,
+      "Append every finished row to this JSON-lines journal (default: OUTPUT.journal.jsonl with -o)");
+  app.add_flag("--resume", c.resume,
+               "Reuse the rows the journal holds (same options required) and run the rest");
+  app.add_option("--isolate", c.isolate,
+                 "Run each graph (or row) in a child process, so that a crash or hang costs one row "
+                 "(default: graph with a GPU provider, else none)")
+      ->check(CLI::IsMember({"none", "graph", "row"}));
+  app.add_option("--timeout-s", c.timeout_s,
+                 "Kill an isolated child running longer than this; its row becomes `timeout` (implies "
+                 "--isolate graph)")
+      ->check(CLI::PositiveNumber);
+  // Hidden: how an isolating parent starts its children (run/isolation.hpp).
+  app.add_option("--isolated-child-graph", c.child_graph)->group("");
+  app.add_option("--isolated-child-path", c.child_path)->group("");
+  app.add_option("--isolated-child-journal", c.child_journal)->group("");
+  app.add_option("--isolated-child-rows", c.child_rows)->group("");
 }
 
 void add_list_engines_options(CLI::App& app, ListEnginesCommand& c) {
@@ -189,6 +250,14 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
                                  options.adaptive.min_iters));
   check_providers_exist(options.providers);
   for (const auto& choice : options.engine_matrix) check_providers_exist({choice.provider});
+  if (options.oracle.aa_self_check) options.oracle.enabled = true;
+  if (!c.child_graph.empty())
+    return run_isolated_child({c.child_graph, c.child_path, c.child_journal, c.child_rows}, options);
+
+  const auto isolation = resolve_isolation(c);
+  const auto fingerprint = options_fingerprint(options);
+  const auto journal_file = journal_path(c);
+  const auto resume = c.resume ? read_resume_journal(journal_file, fingerprint) : std::nullopt;
   GraphInputs inputs;  // owns the folders archives are extracted into, until the run is over
   try {
     inputs = expand_graph_inputs(c.graphs, options.archive);
@@ -199,16 +268,41 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
   if (inputs.inputs.empty()) throw UsageError("no graph files found in the -g arguments");
 
   if (!c.quiet) print_run_header(options, inputs.inputs.size());
-  if (options.oracle.aa_self_check) options.oracle.enabled = true;
   auto warnings = oracle_warnings(options);
   if (const auto busy = busy_machine_warning(); !busy.empty()) warnings.insert(warnings.begin(), busy);
   for (const auto& warning : warnings) fmt::print(std::cerr, "dnnbench: warning: {}\n", warning);
   ConsoleObserver observer(c.verbose, c.quiet,
                            resolve_progress_mode(c.progress, c.quiet, ::isatty(STDERR_FILENO)), c.dry_run);
-  auto suite = run_suite(inputs.inputs, options, observer);
+  std::unique_ptr<JournalWriter> journal;
+  std::vector<RunObserver*> sinks{&observer};
+  if (!journal_file.empty() && !options.dry_run) {
+    try {
+      journal = std::make_unique<JournalWriter>(journal_file, fingerprint, /*append=*/resume.has_value());
+    } catch (const std::exception& e) {
+      fmt::print(std::cerr, "dnnbench: {}\n", e.what());
+      return kExitError;
+    }
+    sinks.push_back(journal.get());
+  }
+  ObserverFanout fanout(sinks);
+  std::unique_ptr<GraphExecutor> isolated;
+  if (isolation != IsolationMode::none && !options.dry_run)
+    isolated = make_isolated_executor(isolation, c.timeout_s > 0 ? std::optional(c.timeout_s) : std::nullopt,
+                                      {command_line.begin() + 1, command_line.end()});
+  install_stop_signal_handlers();
+  auto suite = run_suite(inputs.inputs, options, fanout, {isolated.get(), resume ? &*resume : nullptr});
   observer.finish();
   suite.metadata = collect_metadata(command_line, options);
   suite.metadata["warnings"] = warnings;
+  suite.metadata["options"]["isolate"] = isolation_mode_name(isolation);
+  suite.metadata["options"]["timeout_s"] =
+      c.timeout_s > 0 ? nlohmann::json(c.timeout_s) : nlohmann::json(nullptr);
+  suite.metadata["options"]["journal"] =
+      journal_file.empty() ? nlohmann::json(nullptr) : nlohmann::json(journal_file);
+  suite.metadata["options"]["resumed_rows"] = resume ? nlohmann::json(resume->rows) : nlohmann::json(nullptr);
+  if (const int signal = stop_signal(); signal != 0)
+    fmt::print(std::cerr, "dnnbench: stopped by signal {} ({}); writing what finished\n", signal,
+               strsignal(signal));
   print_suite_summary(std::cout, suite);
   if (!c.output.empty()) {
     try {
@@ -219,6 +313,8 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
       return kExitError;
     }
   }
+  // 128 + the signal, as a shell reports a process the signal ended (130 SIGINT, 143 SIGTERM).
+  if (const int signal = stop_signal(); signal != 0 && !suite.complete) return 128 + signal;
   return exit_code_for(suite);
 }
 

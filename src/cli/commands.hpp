@@ -33,6 +33,13 @@ struct RunCommand {
   std::string config;             // --config recipe.toml
   std::string progress = "auto";  // auto | bar | lines | none
   bool dry_run = false;
+  // Reliability (docs/reliability.md).
+  std::string journal;  // default: <output>.journal.jsonl
+  bool resume = false;
+  std::string isolate;   // none | graph | row; empty: by provider (run/isolation.hpp)
+  double timeout_s = 0;  // 0: none
+  std::string child_graph, child_path, child_journal;  // hidden: this process is an isolated child
+  std::size_t child_rows = 0;
   const CLI::App* app = nullptr;  // the parsed subcommand: which options the command line gave
 };
 

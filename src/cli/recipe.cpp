@@ -219,6 +219,16 @@ class RecipeParser {
              p.fail(n, k, fmt::format("expected \"auto\", \"bar\", \"lines\" or \"none\", got \"{}\"", mode));
            p.recipe_.progress = mode;
          }},
+        {"journal", [](P& p, const S& k, const N& n) { p.recipe_.journal = p.resolve(p.string(k, n)); }},
+        {"isolate",
+         [](P& p, const S& k, const N& n) {
+           const auto mode = p.string(k, n);
+           if (mode != "none" && mode != "graph" && mode != "row")
+             p.fail(n, k, fmt::format("expected \"none\", \"graph\" or \"row\", got \"{}\"", mode));
+           p.recipe_.isolate = mode;
+         }},
+        {"timeout_s",
+         [](P& p, const S& k, const N& n) { p.recipe_.timeout_s = p.number(k, n, 0, 1e300, true); }},
         {"verbose", [](P& p, const S& k, const N& n) { p.recipe_.verbose = p.boolean(k, n); }},
         {"quiet", [](P& p, const S& k, const N& n) { p.recipe_.quiet = p.boolean(k, n); }},
         {"dry_run", [](P& p, const S& k, const N& n) { p.recipe_.dry_run = p.boolean(k, n); }},
@@ -277,6 +287,9 @@ void apply_recipe(const Recipe& r, RunCommand& c, const CLI::App& app) {
   if (r.max_archive_bytes && from_recipe("--max-archive-bytes"))
     c.options.archive.max_total_bytes = static_cast<std::uint64_t>(*r.max_archive_bytes);
   take("--progress", r.progress, c.progress);
+  take("--journal", r.journal, c.journal);
+  take("--isolate", r.isolate, c.isolate);
+  take("--timeout-s", r.timeout_s, c.timeout_s);
   take("--verbose", r.verbose, c.verbose);
   take("--quiet", r.quiet, c.quiet);
   take("--dry-run", r.dry_run, c.dry_run);

@@ -31,7 +31,8 @@ struct Recipe {
   std::optional<std::int64_t> warmup, iters, min_iters, max_iters, max_graph_bytes;
   std::optional<std::int64_t> max_archive_entry_bytes, max_archive_bytes, seed;
   std::optional<double> target_ci, min_time_ms, max_time_ms, rtol, atol;
-  std::optional<std::string> output, dump_tensors, progress;
+  std::optional<std::string> output, dump_tensors, progress, journal, isolate;
+  std::optional<double> timeout_s;
   std::optional<bool> save_samples, verbose, quiet, dry_run;
 };
 

@@ -7,6 +7,9 @@
 #ifdef DNNBENCH_HAVE_CUDNN
 #include "providers/cudnn/cudnn_provider.hpp"
 #endif
+#ifdef DNNBENCH_HAVE_TEST_PROVIDERS
+#include "providers/crashtest/crashtest_provider.hpp"
+#endif
 
 namespace dnnbench {
 
@@ -19,6 +22,10 @@ const std::vector<ProviderEntry>& provider_registry() {
       {"onednn", make_onednn_provider, true},
 #endif
       {"reference", make_reference_provider, false},
+#ifdef DNNBENCH_HAVE_TEST_PROVIDERS
+      // Test double for the isolation tests; only in builds with DNNBENCH_TEST_PROVIDERS.
+      {"crashtest", make_crashtest_provider, false},
+#endif
   };
   return entries;
 }

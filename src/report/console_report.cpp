@@ -16,6 +16,8 @@ std::string row_verdict(const RowResult& row) {
       return "skipped";
     case RowStatus::error:
       return "ERROR";
+    case RowStatus::timeout:
+      return "TIMEOUT";
     case RowStatus::success:
       return row.passed() ? "passed" : "FAILED";
   }
@@ -177,9 +179,10 @@ void print_suite_summary(std::ostream& out, const SuiteResult& suite) {
   for (const auto& g : suite.graphs) {
     if (!g.ok) fmt::print(out, "  load error: {}\n", g.error_message.value_or("?"));
     for (const auto& r : g.results)
-      if (r.status == RowStatus::error || r.validation_failed())
-        fmt::print(out, "  {} {} / {} / {}: {}\n", r.status == RowStatus::error ? "error" : "FAILED",
-                   g.graph_name, r.provider, r.engine_id.value_or("-"), truncate(reason_text(r), 160));
+      if (r.status == RowStatus::error || r.status == RowStatus::timeout || r.validation_failed())
+        fmt::print(out, "  {} {} / {} / {}: {}\n",
+                   r.validation_failed() ? "FAILED" : row_status_name(r.status), g.graph_name, r.provider,
+                   r.engine_id.value_or("-"), truncate(reason_text(r), 160));
   }
   print_oracle_footer(out, suite);
   if (!suite.complete) fmt::print(out, "The run did not complete.\n");

@@ -10,8 +10,16 @@ std::string_view row_status_name(RowStatus status) {
       return "error";
     case RowStatus::skipped:
       return "skipped";
+    case RowStatus::timeout:
+      return "timeout";
   }
   return "?";
+}
+
+std::optional<RowStatus> row_status_from_name(std::string_view name) {
+  for (auto status : {RowStatus::success, RowStatus::error, RowStatus::skipped, RowStatus::timeout})
+    if (row_status_name(status) == name) return status;
+  return std::nullopt;
 }
 
 std::string_view graph_status_name(const GraphResult& graph) {
@@ -40,7 +48,7 @@ Summary SuiteResult::summary() const {
       if (row.status == RowStatus::skipped) {
         ++s.skipped;
         ++p.skipped;
-      } else if (row.status == RowStatus::error) {
+      } else if (row.status == RowStatus::error || row.status == RowStatus::timeout) {
         ++s.errors;
         ++p.errors;
       } else if (row.passed()) {

@@ -12,8 +12,11 @@
 
 namespace dnnbench {
 
-enum class RowStatus { success, error, skipped };
+// timeout: an isolated child (--isolate, --timeout-s) ran past its deadline and was killed.
+enum class RowStatus { success, error, skipped, timeout };
 std::string_view row_status_name(RowStatus status);
+// The status named `name` ("success", ...); nullopt for an unknown name.
+std::optional<RowStatus> row_status_from_name(std::string_view name);
 
 // How a row's samples were taken.
 struct TimingInfo {
@@ -146,6 +149,9 @@ struct GraphResult {
   // Set: not run, because the same content (every key but `name`) ran as this graph_path.
   std::optional<std::string> duplicate_of;
   bool filtered = false;  // left out by --op: not run
+  // Hash of the graph's canonical content (run/graph_loader.hpp), for the journal: a resumed run
+  // reuses rows only of the same content. Not written to the results.
+  std::optional<std::string> content_hash;
 };
 
 // "ok", "error", "duplicate" or "filtered".

@@ -42,6 +42,14 @@ std::string op_key(std::string_view text) {
 
 }  // namespace
 
+std::string content_hash(std::string_view text) {
+  // FNV-1a, 64 bits: stable across builds and platforms (std::hash is not), and only compared
+  // with hashes of the same graph path, so collisions need not be guarded against.
+  std::uint64_t hash = 0xcbf29ce484222325ull;
+  for (unsigned char c : text) hash = (hash ^ c) * 0x100000001b3ull;
+  return fmt::format("fnv1a64:{:016x}", hash);
+}
+
 std::optional<std::string> canonical_graph_content(std::string_view text) {
   auto doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (!doc.is_object()) return std::nullopt;
@@ -88,6 +96,7 @@ std::optional<Graph> GraphLoader::load(const GraphInput& input, GraphResult& res
     return std::nullopt;
   }
   if (auto key = canonical_graph_content(text)) {
+    result.content_hash = content_hash(*key);
     const auto [it, inserted] = first_path_.try_emplace(std::move(*key), input.path);
     if (!inserted) {
       result.duplicate_of = it->second;

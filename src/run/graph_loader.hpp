@@ -33,6 +33,9 @@ class GraphLoader {
 // The content two graphs are compared on (see above); nullopt when `text` is not a JSON object.
 std::optional<std::string> canonical_graph_content(std::string_view text);
 
+// A short stable hash of `text` (of canonical_graph_content): "fnv1a64:<16 hex digits>".
+std::string content_hash(std::string_view text);
+
 // Whether the graph has a node of one of `ops`: a node `type` ("ConvolutionFwdAttributes",
 // "ConvolutionFwd") or an op family ("conv_fwd", "matmul", "pointwise"), case-insensitive.
 // An empty list keeps every graph.

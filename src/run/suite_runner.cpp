@@ -12,6 +12,8 @@
 #include "providers/registry.hpp"
 #include "run/graph_data.hpp"
 #include "run/graph_loader.hpp"
+#include "run/interrupt.hpp"
+#include "run/journal.hpp"
 #include "run/oracle.hpp"
 #include "run/row_runner.hpp"
 #include "tensor/npy.hpp"
@@ -50,11 +52,20 @@ void dump_graph_tensors(GraphData& data, const std::string& dir) {
   }
 }
 
-void run_graph(GraphResult& result, const Graph& graph, std::vector<ProviderSlot>& providers,
-               const RunOptions& options, RunObserver& observer) {
+// Returns false when a stop (or the row limit) ended it early.
+bool run_graph(GraphResult& result, const Graph& graph, std::vector<ProviderSlot>& providers,
+               const RunOptions& options, const FinishedRows& finished, std::size_t max_new_rows,
+               RunObserver& observer) {
+  std::size_t new_rows = 0;
   auto add = [&](RowResult row) {
     result.results.push_back(std::move(row));
     observer.row_finished(result, result.results.back());
+  };
+  // A row reused from `finished` is added as it was; it is not reported again.
+  auto reuse = [&](std::string_view provider, const std::optional<std::string>& engine_id) {
+    const auto* row = finished.find(provider, engine_id);
+    if (row) result.results.push_back(*row);
+    return row != nullptr;
   };
   GraphData data(graph, options.seed);
   result.analytical_flops = data.cost().flops;
@@ -64,7 +75,7 @@ void run_graph(GraphResult& result, const Graph& graph, std::vector<ProviderSlot
   if (!unsupported.empty()) {
     for (auto& slot : providers)
       add(skipped_row(&data, slot.provider->name(), "unsupported op " + unsupported.front()));
-    return;
+    return true;
   }
   if (options.dump_tensors_dir) {
     try {
@@ -93,9 +104,13 @@ void run_graph(GraphResult& result, const Graph& graph, std::vector<ProviderSlot
     const auto selection = select_engines(offered, wanted.ids, options.skip_engines);
     const auto first_row = result.results.size();
     for (const auto& engine : selection.engines) {
+      if (reuse(provider.name(), engine.id)) continue;
+      if (stop_requested() || (max_new_rows > 0 && new_rows >= max_new_rows)) return false;
+      observer.row_started(result, provider.name(), engine);
       auto row = run_row(data, provider, *slot.stream, engine, options);
       row.engine_label = wanted.label_of(engine);
       add(std::move(row));
+      ++new_rows;
     }
     if (options.oracle.enabled && !options.oracle.aa_self_check) {
       std::vector<const RowResult*> rows;
@@ -112,9 +127,71 @@ void run_graph(GraphResult& result, const Graph& graph, std::vector<ProviderSlot
     if (offered.empty())
       add(skipped_row(&data, provider.name(), "the provider offers no engine for this graph"));
   }
+  return true;
 }
 
+class InProcessExecutor final : public GraphExecutor {
+ public:
+  InProcessExecutor(const RunOptions& options, std::size_t max_new_rows)
+      : options_(options), max_new_rows_(max_new_rows) {}
+  bool run(const GraphInput&, const Graph& graph, GraphResult& result, const FinishedRows& finished,
+           RunObserver& observer) override {
+    // Made on first use, so that a suite with nothing to run (all reused, --dry-run) starts no library.
+    if (providers_.empty()) providers_ = make_providers(options_);
+    try {
+      return run_graph(result, graph, providers_, options_, finished, max_new_rows_, observer);
+    } catch (const std::exception& e) {  // failures outside any row (fills, dumps)
+      result.ok = false;
+      result.error_message = fmt::format("graph {}: {}", result.graph_name, e.what());
+      return true;
+    }
+  }
+
+ private:
+  const RunOptions& options_;
+  std::size_t max_new_rows_;
+  std::vector<ProviderSlot> providers_;
+};
+
 }  // namespace
+
+void ObserverFanout::graph_started(std::size_t index, std::size_t count, const std::string& path) {
+  for (auto* o : observers_) o->graph_started(index, count, path);
+}
+void ObserverFanout::row_started(const GraphResult& graph, std::string_view provider,
+                                 const EngineInfo& engine) {
+  for (auto* o : observers_) o->row_started(graph, provider, engine);
+}
+void ObserverFanout::row_finished(const GraphResult& graph, const RowResult& row) {
+  for (auto* o : observers_) o->row_finished(graph, row);
+}
+void ObserverFanout::graph_finished(const GraphResult& graph) {
+  for (auto* o : observers_) o->graph_finished(graph);
+}
+
+std::string FinishedRows::key(std::string_view provider, const std::optional<std::string>& engine_id) {
+  return fmt::format("{}\n{}", provider, engine_id.value_or(""));
+}
+
+void FinishedRows::add(RowResult row) {
+  auto k = key(row.provider, row.engine_id);
+  rows_.insert_or_assign(std::move(k), std::move(row));
+}
+
+const RowResult* FinishedRows::find(std::string_view provider,
+                                    const std::optional<std::string>& engine_id) const {
+  const auto it = rows_.find(key(provider, engine_id));
+  return it == rows_.end() ? nullptr : &it->second;
+}
+
+const RowResult* FinishedRows::find_key(const std::string& k) const {
+  const auto it = rows_.find(k);
+  return it == rows_.end() ? nullptr : &it->second;
+}
+
+std::unique_ptr<GraphExecutor> make_in_process_executor(const RunOptions& options, std::size_t max_new_rows) {
+  return std::make_unique<InProcessExecutor>(options, max_new_rows);
+}
 
 WantedEngines wanted_engines(const RunOptions& options, std::string_view provider) {
   WantedEngines wanted;
@@ -160,21 +237,32 @@ EngineSelection select_engines(const std::vector<EngineInfo>& offered, const std
   return selection;
 }
 
-SuiteResult run_suite(const std::vector<GraphInput>& inputs, const RunOptions& options,
-                      RunObserver& observer) {
-  auto providers = make_providers(options);
+SuiteResult run_suite(const std::vector<GraphInput>& inputs, const RunOptions& options, RunObserver& observer,
+                      SuiteSetup setup) {
+  // Unknown provider names are a usage error before anything runs, whichever executor runs rows.
+  for (const auto& name : options.providers)
+    if (const auto message = unknown_provider_message(name); !message.empty())
+      throw std::invalid_argument(message);
+  std::unique_ptr<GraphExecutor> in_process;
+  if (!setup.executor) {
+    in_process = make_in_process_executor(options);
+    setup.executor = in_process.get();
+  }
   SuiteResult suite;
   GraphLoader loader(options);
+  const FinishedRows none;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (stop_requested()) return suite;
     observer.graph_started(i, inputs.size(), inputs[i].path);
     GraphResult result;
     const auto graph = loader.load(inputs[i], result);
-    if (graph && !options.dry_run) {
-      try {
-        run_graph(result, *graph, providers, options, observer);
-      } catch (const std::exception& e) {  // failures outside any row (fills, dumps)
-        result.ok = false;
-        result.error_message = fmt::format("graph {}: {}", result.graph_name, e.what());
+    const auto* earlier = setup.resume ? setup.resume->find(result.graph_path, result.content_hash) : nullptr;
+    if (graph && earlier && earlier->finished) {
+      result = *earlier->finished;
+    } else if (graph && !options.dry_run) {
+      if (!setup.executor->run(inputs[i], *graph, result, earlier ? earlier->rows : none, observer)) {
+        suite.graphs.push_back(std::move(result));  // cut short by a stop: kept, not reported finished
+        return suite;
       }
     }
     suite.graphs.push_back(std::move(result));

@@ -169,3 +169,20 @@ TEST(RecipeErrors, MissingFile) {
 
 }  // namespace
 }  // namespace dnnbench
+
+namespace dnnbench {
+namespace {
+
+TEST(Recipe, ReliabilityKeys) {
+  const auto r =
+      parse_recipe("version = 1\njournal = \"j.jsonl\"\nisolate = \"row\"\ntimeout_s = 2.5\n", "dir/r.toml");
+  EXPECT_EQ(r.journal, "dir/j.jsonl");
+  EXPECT_EQ(r.isolate, "row");
+  EXPECT_EQ(r.timeout_s, 2.5);
+  EXPECT_NE(error_of("version = 1\nisolate = \"process\"\n").find("expected \"none\", \"graph\" or \"row\""),
+            std::string::npos);
+  EXPECT_NE(error_of("version = 1\ntimeout_s = 0\n").find("timeout_s"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace dnnbench

@@ -1,0 +1,19 @@
+#pragma once
+// The `crashtest` provider: a test double that fails on request, for the isolation tests
+// (docs/reliability.md). Built only with -DDNNBENCH_TEST_PROVIDERS=ON (the default and debug
+// presets, which the tests use; never the release preset) and never in the default provider set.
+// Engines, in this order:
+//   ok     the reference implementation (right answers)
+//   segv   raises SIGSEGV in its first execution
+//   abort  calls std::abort() in its first execution
+//   hang   sleeps forever in its first execution (for --timeout-s)
+// It decorates the reference provider rather than duplicating it: a test double, not a library.
+#include <memory>
+
+#include "providers/provider.hpp"
+
+namespace dnnbench {
+
+std::unique_ptr<Provider> make_crashtest_provider();
+
+}  // namespace dnnbench

@@ -1,0 +1,217 @@
+#include "report/json_read.hpp"
+
+#include <fmt/format.h>
+
+#include <limits>
+#include <stdexcept>
+
+namespace dnnbench {
+namespace {
+
+using nlohmann::json;
+
+const json& at(const json& object, const char* key) {
+  if (!object.is_object()) throw std::runtime_error(fmt::format("expected an object holding '{}'", key));
+  const auto it = object.find(key);
+  if (it == object.end()) throw std::runtime_error(fmt::format("missing key '{}'", key));
+  return *it;
+}
+
+template <class T>
+T get(const json& object, const char* key) {
+  try {
+    return at(object, key).get<T>();
+  } catch (const json::exception&) {
+    throw std::runtime_error(fmt::format("key '{}' has the wrong type: {}", key, at(object, key).dump()));
+  }
+}
+
+template <class T>
+std::optional<T> get_opt(const json& object, const char* key) {
+  if (at(object, key).is_null()) return std::nullopt;
+  return get<T>(object, key);
+}
+
+// The writer turns non-finite numbers into null.
+double num(const json& object, const char* key) {
+  if (at(object, key).is_null()) return std::numeric_limits<double>::quiet_NaN();
+  return get<double>(object, key);
+}
+
+std::vector<std::pair<std::string, std::string>> knobs_from_json(const json& knobs) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [name, value] : knobs.items()) out.emplace_back(name, value.get<std::string>());
+  return out;
+}
+
+std::optional<Stats> stats_from_json(const json& s) {
+  if (s.is_null()) return std::nullopt;
+  Stats stats;
+  stats.n = get<std::int64_t>(s, "n");
+  stats.mean = num(s, "mean_ms");
+  stats.median = num(s, "median_ms");
+  stats.stddev = num(s, "stddev_ms");
+  stats.min = num(s, "min_ms");
+  stats.max = num(s, "max_ms");
+  stats.p5 = num(s, "p5_ms");
+  stats.p95 = num(s, "p95_ms");
+  stats.p99 = num(s, "p99_ms");
+  const auto& ci = at(s, "median_ci95_ms");
+  stats.median_ci_lo = ci.at(0).is_null() ? std::numeric_limits<double>::quiet_NaN() : ci.at(0).get<double>();
+  stats.median_ci_hi = ci.at(1).is_null() ? std::numeric_limits<double>::quiet_NaN() : ci.at(1).get<double>();
+  return stats;
+}
+
+std::optional<TimingInfo> timing_from_json(const json& t) {
+  if (t.is_null()) return std::nullopt;
+  TimingInfo timing;
+  timing.method = get<std::string>(t, "method");
+  timing.batch = get<std::int64_t>(t, "batch");
+  timing.rule = get<std::string>(t, "stopping_rule");
+  timing.converged = get<bool>(t, "converged");
+  timing.warmup = get<std::int64_t>(t, "warmup");
+  timing.elapsed_ms = num(t, "elapsed_ms");
+  timing.samples_ms = get_opt<std::vector<double>>(t, "samples_ms").value_or(std::vector<double>{});
+  return timing;
+}
+
+std::optional<Correctness> correctness_from_json(const json& c) {
+  if (c.is_null()) return std::nullopt;
+  Correctness out;
+  out.passed = get<bool>(c, "passed");
+  out.max_abs_diff = num(c, "max_abs_diff");
+  out.max_rel_diff = num(c, "max_rel_diff");
+  out.norm_rel_error = num(c, "norm_rel_error");
+  out.rtol = num(c, "rtol");
+  out.atol = num(c, "atol");
+  out.reference = get<std::string>(c, "reference");
+  for (const auto& o : at(c, "outputs")) {
+    OutputCheck check;
+    check.tensor = get<std::string>(o, "tensor");
+    check.passed = get<bool>(o, "passed");
+    check.max_abs_diff = num(o, "max_abs_diff");
+    check.max_rel_diff = num(o, "max_rel_diff");
+    check.norm_rel_error = num(o, "norm_rel_error");
+    check.mismatches = get<std::int64_t>(o, "mismatches");
+    check.nonfinite = get<std::int64_t>(o, "nonfinite");
+    check.first_mismatch = get_opt<std::string>(o, "first_mismatch").value_or("");
+    check.rtol = num(o, "rtol");
+    check.atol = num(o, "atol");
+    check.tolerance_basis = get<std::string>(o, "tolerance_basis");
+    out.outputs.push_back(std::move(check));
+  }
+  return out;
+}
+
+std::optional<PairedDelta> delta_from_json(const json& d) {
+  if (d.is_null()) return std::nullopt;
+  PairedDelta delta;
+  delta.basis = get<std::string>(d, "basis");
+  delta.baseline_median_ms = num(d, "baseline_median_ms");
+  delta.oracle_median_ms = num(d, "oracle_median_ms");
+  delta.speedup = num(d, "speedup");
+  const auto& ci = at(d, "ci95");
+  delta.ci_lo = ci.at(0).is_null() ? std::numeric_limits<double>::quiet_NaN() : ci.at(0).get<double>();
+  delta.ci_hi = ci.at(1).is_null() ? std::numeric_limits<double>::quiet_NaN() : ci.at(1).get<double>();
+  delta.significant = get<bool>(d, "significant");
+  delta.rounds = get<std::int64_t>(d, "rounds");
+  delta.converged = get<bool>(d, "converged");
+  delta.method = get<std::string>(d, "method");
+  return delta;
+}
+
+std::optional<OracleResult> oracle_from_json(const json& o) {
+  if (o.is_null()) return std::nullopt;
+  OracleResult out;
+  out.search = get<std::string>(o, "search");
+  out.verdict = get<std::string>(o, "verdict");
+  out.plan_name = get<std::string>(o, "plan_name");
+  out.knobs = knobs_from_json(at(o, "knobs"));
+  out.rank_of_heuristic_plan = get_opt<std::int64_t>(o, "rank_of_heuristic_plan");
+  out.candidates_total = get<std::int64_t>(o, "candidates_total");
+  out.candidates_benchmarked = get<std::int64_t>(o, "candidates_benchmarked");
+  out.candidates_failed = get<std::int64_t>(o, "candidates_failed");
+  out.budget_exhausted = get<bool>(o, "budget_exhausted");
+  out.sweep_time_ms = num(o, "sweep_time_ms");
+  out.cpu_build_time_ms = get_opt<double>(o, "cpu_build_time_ms");
+  out.gpu_kernel_stats = stats_from_json(at(o, "gpu_kernel_stats"));
+  out.host_stats = stats_from_json(at(o, "host_stats"));
+  out.warm_baseline_stats = stats_from_json(at(o, "warm_baseline_stats"));
+  out.correctness = correctness_from_json(at(o, "correctness"));
+  out.delta_withheld = get_opt<std::string>(o, "delta_withheld");
+  for (const auto& c : at(o, "candidates"))
+    out.candidates.push_back({get<std::string>(c, "plan_name"), get<bool>(c, "measured"),
+                              get_opt<double>(c, "median_ms"), get_opt<std::string>(c, "error")});
+  return out;
+}
+
+}  // namespace
+
+RowResult row_from_json(const json& r) {
+  RowResult row;
+  row.provider = get<std::string>(r, "provider");
+  row.engine_id = get_opt<std::string>(r, "engine_id");
+  row.engine_name = get_opt<std::string>(r, "engine_name");
+  row.engine_notes = get<std::vector<std::string>>(r, "engine_notes");
+  row.engine_label = get_opt<std::string>(r, "engine_label");
+  const auto status = get<std::string>(r, "status");
+  const auto parsed = row_status_from_name(status);
+  if (!parsed) throw std::runtime_error(fmt::format("unknown row status '{}'", status));
+  row.status = *parsed;
+  row.skip_reason = get_opt<std::string>(r, "skip_reason");
+  row.error_message = get_opt<std::string>(r, "error_message");
+  row.plan_name = get_opt<std::string>(r, "plan_name");
+  row.plan_notes = get<std::vector<std::string>>(r, "plan_notes");
+  row.cpu_build_time_ms = get_opt<double>(r, "cpu_build_time_ms");
+  row.bind_time_ms = get_opt<double>(r, "bind_time_ms");
+  row.workspace_bytes = get_opt<std::int64_t>(r, "workspace_bytes");
+  row.host_stats = stats_from_json(at(r, "host_stats"));
+  row.gpu_kernel_stats = stats_from_json(at(r, "gpu_kernel_stats"));
+  row.timing = timing_from_json(at(r, "timing"));
+  row.analytical_flops = num(r, "analytical_flops");
+  row.analytical_io_bytes = num(r, "analytical_io_bytes");
+  row.correctness = correctness_from_json(at(r, "correctness"));
+  row.oracle = oracle_from_json(at(r, "oracle"));
+  row.oracle_delta = delta_from_json(at(r, "oracle_delta"));
+  row.oracle_error = get_opt<std::string>(r, "oracle_error");
+  return row;
+}
+
+GraphResult graph_from_json(const json& g) {
+  GraphResult graph;
+  graph.graph_name = get<std::string>(g, "graph_name");
+  graph.graph_path = get<std::string>(g, "graph_path");
+  const auto status = get<std::string>(g, "status");
+  graph.ok = status != "error";
+  graph.filtered = status == "filtered";
+  graph.duplicate_of = get_opt<std::string>(g, "duplicate_of");
+  graph.error_message = get_opt<std::string>(g, "error_message");
+  graph.analytical_flops = num(g, "analytical_flops");
+  graph.analytical_io_bytes = num(g, "analytical_io_bytes");
+  for (const auto& row : at(g, "results")) graph.results.push_back(row_from_json(row));
+  for (const auto& r : at(g, "regret"))
+    graph.regret.push_back({get<std::string>(r, "provider"), get<std::string>(r, "pick_engine"),
+                            get<std::string>(r, "pick_plan"), get<std::string>(r, "best_engine"),
+                            get<std::string>(r, "best_plan"), delta_from_json(at(r, "delta")),
+                            get_opt<std::string>(r, "note")});
+  return graph;
+}
+
+json plan_ref_to_json(const std::optional<PlanRef>& plan) {
+  if (!plan) return nullptr;
+  json knobs = json::array();
+  for (const auto& [name, value] : plan->knobs) knobs.push_back({name, value});
+  return {{"engine_id", plan->engine_id}, {"knobs", knobs}, {"median_ms", plan->median_ms}};
+}
+
+std::optional<PlanRef> plan_ref_from_json(const json& p) {
+  if (p.is_null()) return std::nullopt;
+  PlanRef plan;
+  plan.engine_id = get<std::string>(p, "engine_id");
+  for (const auto& knob : at(p, "knobs"))
+    plan.knobs.emplace_back(knob.at(0).get<std::string>(), knob.at(1).get<std::string>());
+  plan.median_ms = num(p, "median_ms");
+  return plan;
+}
+
+}  // namespace dnnbench

@@ -1,0 +1,131 @@
+#include "run/child_process.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <stdexcept>
+
+#include "run/interrupt.hpp"
+
+namespace dnnbench {
+namespace {
+
+// How often the parent looks at the deadline and the stop flag while the child is quiet.
+constexpr int kPollMs = 20;
+
+void keep_tail(std::string& tail, const char* data, std::size_t size, std::size_t limit) {
+  tail.append(data, size);
+  if (tail.size() > limit) tail.erase(0, tail.size() - limit);
+}
+
+// In the child, between fork and exec: only async-signal-safe calls.
+[[noreturn]] void exec_child(char* const* argv, int stderr_write, pid_t parent) {
+  setpgid(0, 0);
+  // A parent killed outright (SIGKILL) takes its child along instead of leaving it running.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(127);  // the parent died before prctl took effect
+  const int null = open("/dev/null", O_RDWR);
+  if (null >= 0) {
+    dup2(null, STDIN_FILENO);
+    dup2(null, STDOUT_FILENO);
+  }
+  dup2(stderr_write, STDERR_FILENO);
+  execv(argv[0], argv);
+  const char message[] = "dnnbench: cannot execute the isolated child\n";
+  (void)!write(STDERR_FILENO, message, sizeof message - 1);
+  _exit(127);
+}
+
+}  // namespace
+
+std::string ChildOutcome::describe() const {
+  switch (end) {
+    case End::exited:
+      return fmt::format("exited with status {}", exit_status);
+    case End::signaled:
+      return fmt::format("was killed by signal {} ({})", signal, strsignal(signal));
+    case End::timed_out:
+      return fmt::format("ran past the {:g} s timeout (--timeout-s) and was killed", timeout_s);
+    case End::stopped:
+      return "was stopped (the run was interrupted)";
+  }
+  return "?";
+}
+
+ChildOutcome run_child_process(const std::vector<std::string>& argv, std::optional<double> timeout_s,
+                               std::size_t stderr_tail_bytes) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  int pipe_fds[2];
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0)
+    throw std::runtime_error(
+        fmt::format("cannot create a pipe for the isolated child: {}", std::strerror(errno)));
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(pipe_fds[0]);
+    close(pipe_fds[1]);
+    throw std::runtime_error(fmt::format("cannot start the isolated child: {}", std::strerror(errno)));
+  }
+  if (pid == 0) exec_child(args.data(), pipe_fds[1], parent);
+  // Also in the parent: whichever runs first, the child is in its group before a kill(-pid).
+  setpgid(pid, pid);
+  close(pipe_fds[1]);
+
+  ChildOutcome outcome;
+  outcome.timeout_s = timeout_s.value_or(0);
+  const auto start = std::chrono::steady_clock::now();
+  int fd = pipe_fds[0];
+  int status = 0;
+  for (;;) {
+    pollfd entry{fd, POLLIN, 0};
+    if (poll(&entry, fd >= 0 ? 1 : 0, kPollMs) > 0 && fd >= 0) {
+      char buffer[4096];
+      const auto n = read(fd, buffer, sizeof buffer);
+      if (n > 0) {
+        keep_tail(outcome.stderr_tail, buffer, static_cast<std::size_t>(n), stderr_tail_bytes);
+      } else if (n == 0 || errno != EINTR) {
+        close(fd);
+        fd = -1;
+      }
+    }
+    const pid_t done = waitpid(pid, &status, WNOHANG);
+    if (done == pid) break;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const bool late = timeout_s && elapsed > *timeout_s;
+    if (late || stop_requested()) {
+      kill(-pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      outcome.end = late ? ChildOutcome::End::timed_out : ChildOutcome::End::stopped;
+      if (fd >= 0) close(fd);
+      return outcome;
+    }
+  }
+  // The child is gone: what it wrote last is still in the pipe (unless a grandchild holds it).
+  if (fd >= 0) {
+    fcntl(fd, F_SETFL, O_NONBLOCK);
+    char buffer[4096];
+    for (ssize_t n; (n = read(fd, buffer, sizeof buffer)) > 0;)
+      keep_tail(outcome.stderr_tail, buffer, static_cast<std::size_t>(n), stderr_tail_bytes);
+    close(fd);
+  }
+  if (WIFSIGNALED(status)) {
+    outcome.end = ChildOutcome::End::signaled;
+    outcome.signal = WTERMSIG(status);
+  } else {
+    outcome.exit_status = WEXITSTATUS(status);
+  }
+  return outcome;
+}
+
+}  // namespace dnnbench

@@ -1,0 +1,29 @@
+#pragma once
+// Runs a program as a child process and says how it ended. The child gets its own process group
+// (a terminal's Ctrl-C reaches only the parent, which decides), stdin and stdout on /dev/null,
+// and stderr captured (its tail is kept for error messages). The whole group is killed (SIGKILL)
+// at the deadline, or as soon as stop_requested() (run/interrupt.hpp). A child dies with its
+// parent (PR_SET_PDEATHSIG), so a parent killed by SIGKILL leaves nothing running.
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dnnbench {
+
+struct ChildOutcome {
+  enum class End { exited, signaled, timed_out, stopped };
+  End end = End::exited;
+  int exit_status = 0;  // End::exited
+  int signal = 0;       // End::signaled
+  double timeout_s = 0;
+  std::string stderr_tail;  // the last bytes the child wrote to stderr
+  // "exited with status 3", "was killed by signal 11 (Segmentation fault)", "ran past the 5 s timeout
+  // and was killed", "was stopped (the run was interrupted)".
+  std::string describe() const;
+};
+
+// `argv[0]` is the program to execute. Throws std::runtime_error when it cannot be started.
+ChildOutcome run_child_process(const std::vector<std::string>& argv, std::optional<double> timeout_s,
+                               std::size_t stderr_tail_bytes = 2048);
+
+}  // namespace dnnbench

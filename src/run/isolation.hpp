@@ -1,0 +1,46 @@
+#pragma once
+// Crash isolation (--isolate graph|row): each graph (or row) runs in a child process of this same
+// binary, so a crash of a library (segfault, abort, a sticky CUDA error, an out-of-memory kill) or
+// a hang (--timeout-s) costs one row, not the suite. The child runs the rows in process and
+// reports through a journal file (run/journal.hpp) that the parent reads:
+//   - a row the child started and did not finish becomes an `error` row (how the child died and
+//     the tail of its stderr) or a `timeout` row, written into that file so that the next child
+//     skips it;
+//   - a new child then goes on with the rest of the graph (with --isolate row, one child per row);
+//   - a child that dies outside any row (loading the library, filling inputs) makes the graph an
+//     error.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "run/run_options.hpp"
+#include "run/suite_runner.hpp"
+
+namespace dnnbench {
+
+enum class IsolationMode { none, graph, row };
+std::string_view isolation_mode_name(IsolationMode mode);
+std::optional<IsolationMode> isolation_mode_from_name(std::string_view name);
+// `graph` when a provider of these (every default one when empty) runs on a GPU: GPU libraries are
+// where crashes and sticky errors happen, and a child's start-up is small next to a GPU graph's
+// rows. `none` otherwise (docs/reliability.md has the measured cost).
+IsolationMode default_isolation(const std::vector<std::string>& provider_names);
+
+// What the parent tells a child (hidden command-line flags, cli/commands.cpp).
+struct ChildRequest {
+  std::string graph_file;    // where to read the graph
+  std::string graph_path;    // its name in results (e.g. "suite.tar.gz:a.json")
+  std::string journal;       // where to report; rows already in it are reused
+  std::size_t max_rows = 0;  // rows to run before exiting; 0: the whole graph
+};
+
+// The parent's executor. `child_arguments`: the command line after the program name (the run
+// subcommand and its options), to which the child flags are added.
+std::unique_ptr<GraphExecutor> make_isolated_executor(IsolationMode mode, std::optional<double> timeout_s,
+                                                      std::vector<std::string> child_arguments);
+
+// A child's whole work: one graph, in process, reported to request.journal. Returns the exit code.
+int run_isolated_child(const ChildRequest& request, const RunOptions& options);
+
+}  // namespace dnnbench

@@ -1,0 +1,282 @@
+// Run reliability (docs/reliability.md): the journal and --resume after a SIGKILL, SIGINT/SIGTERM
+// ending a run with complete:false, and crash isolation with the test-only `crashtest` provider.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "cli_runner.hpp"
+
+namespace dnnbench::testing {
+namespace {
+
+using nlohmann::json;
+
+// The binary started in the background (stdout and stderr to files under `dir`).
+class Background {
+ public:
+  Background(const std::vector<std::string>& args, const TempDir& dir) {
+    std::vector<std::string> argv{DNNBENCH_BINARY};
+    argv.insert(argv.end(), args.begin(), args.end());
+    std::vector<char*> cargs;
+    for (auto& a : argv) cargs.push_back(a.data());
+    cargs.push_back(nullptr);
+    const auto out = (dir / "bg.out").string(), err = (dir / "bg.err").string();
+    pid_ = fork();
+    if (pid_ == 0) {
+      const int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      const int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      dup2(o, 1);
+      dup2(e, 2);
+      execv(cargs[0], cargs.data());
+      _exit(127);
+    }
+  }
+  ~Background() {
+    if (pid_ > 0 && !reaped_) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+  }
+  // The exit code as a shell reports it (128 + signal when a signal ended it).
+  int signal_and_wait(int signal) {
+    kill(pid_, signal);
+    return wait();
+  }
+  int wait() {
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    reaped_ = true;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+  bool running() {
+    int status = 0;
+    return waitpid(pid_, &status, WNOHANG) == 0;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  bool reaped_ = false;
+};
+
+std::size_t count_occurrences(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// Waits (up to a minute) until the journal holds `rows` finished rows; false if the run ended first.
+bool wait_for_rows(Background& run, const std::filesystem::path& journal, std::size_t rows) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+  while (std::chrono::steady_clock::now() < until) {
+    if (count_occurrences(read_text(journal), "\"event\":\"row\"") >= rows) return true;
+    if (!run.running()) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return false;
+}
+
+// What must be equal between two runs of the same suite: identity, status and correctness.
+json row_identities(const json& results) {
+  json rows = json::array();
+  for (const auto& g : results.at("graphs"))
+    for (const auto& r : g.at("results"))
+      rows.push_back({g.at("graph_path"), g.at("status"), r.at("provider"), r.at("engine_id"),
+                      r.at("plan_name"), r.at("status"), r.at("passed"),
+                      r.at("correctness").is_null() ? json(nullptr) : r.at("correctness").at("passed")});
+  return rows;
+}
+
+bool crashtest_built() {
+  return run_cli({"list-providers"}).out.find("crashtest") != std::string::npos;
+}
+
+// oneDNN where built (several engines per graph, so a kill can fall inside a graph), else the reference.
+const std::string& suite_provider() {
+  static const std::string name =
+      run_cli({"list-providers"}).out.find("onednn") != std::string::npos ? "onednn" : "reference";
+  return name;
+}
+
+std::vector<std::string> suite_args(const std::filesystem::path& output) {
+  std::vector<std::string> args{"run",
+                                "-g",
+                                source_path("graphs/samples"),
+                                "--provider",
+                                suite_provider(),
+                                "--progress",
+                                "none",
+                                "-q",
+                                "-o",
+                                output.string()};
+  for (const auto& a : quick_timing()) args.push_back(a);
+  return args;
+}
+
+TEST(Reliability, ResumeAfterSigkillGivesTheRowsOfAnUninterruptedRun) {
+  TempDir dir;
+  const auto reference = run_cli(suite_args(dir / "full.json"));
+  ASSERT_NE(reference.exit_code, 2) << reference.err;
+  const auto full = json::parse(read_text(dir / "full.json"));
+  ASSERT_GT(full.at("summary").at("rows").get<int>(), 10);
+  EXPECT_TRUE(std::filesystem::exists(dir / "full.json.journal.jsonl")) << "the journal goes beside -o";
+
+  const auto output = dir / "killed.json";
+  const auto journal = dir / "killed.json.journal.jsonl";
+  {
+    Background run(suite_args(output), dir);
+    ASSERT_TRUE(wait_for_rows(run, journal, 5)) << "the run ended before 5 rows were journaled";
+    EXPECT_EQ(run.signal_and_wait(SIGKILL), 128 + SIGKILL);
+  }
+  EXPECT_FALSE(std::filesystem::exists(output)) << "a killed run writes no results file";
+
+  auto args = suite_args(output);
+  args.push_back("--resume");
+  const auto resumed = run_cli(args);
+  EXPECT_EQ(resumed.exit_code, reference.exit_code) << resumed.err;
+  const auto result = json::parse(read_text(output));
+  EXPECT_TRUE(result.at("complete").get<bool>());
+  EXPECT_GE(result.at("metadata").at("options").at("resumed_rows").get<int>(), 5);
+  EXPECT_EQ(row_identities(result), row_identities(full));
+}
+
+TEST(Reliability, ResumeRefusesOtherOptionsAndSaysWhichDiffer) {
+  TempDir dir;
+  auto args = suite_args(dir / "r.json");
+  args[4] = "reference";
+  args[2] = source_path("graphs/samples/pointwise_relu.json");
+  ASSERT_EQ(run_cli(args).exit_code, 0);
+  args.insert(args.end(), {"--resume", "--seed", "7"});
+  const auto refused = run_cli(args);
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("seed: 42 -> 7"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("r.json.journal.jsonl"), std::string::npos) << refused.err;
+}
+
+TEST(Reliability, ResumeNeedsAJournal) {
+  const auto r = run_cli({"run", "-g", source_path("graphs/samples/pointwise_relu.json"), "--resume"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--resume needs a journal"), std::string::npos) << r.err;
+}
+
+void expect_stop_by(int signal) {
+  TempDir dir;
+  const auto output = dir / "stopped.json";
+  {
+    Background run(suite_args(output), dir);
+    ASSERT_TRUE(wait_for_rows(run, dir / "stopped.json.journal.jsonl", 2));
+    EXPECT_EQ(run.signal_and_wait(signal), 128 + signal);
+  }
+  const auto result = json::parse(read_text(output));
+  EXPECT_FALSE(result.at("complete").get<bool>());
+  EXPECT_GE(result.at("summary").at("rows").get<int>(), 2);
+  EXPECT_NE(read_text(dir / "bg.err").find("stopped by signal"), std::string::npos);
+}
+
+TEST(Reliability, SigintWritesIncompleteResultsAndExits130) {
+  expect_stop_by(SIGINT);
+}
+
+TEST(Reliability, SigtermWritesIncompleteResultsAndExits143) {
+  expect_stop_by(SIGTERM);
+}
+
+std::vector<std::string> crash_args(const std::filesystem::path& output,
+                                    const std::vector<std::string>& extra) {
+  std::vector<std::string> args{"run",
+                                "-g",
+                                source_path("graphs/samples/pointwise_relu.json") + "," +
+                                    source_path("graphs/samples/pointwise_tanh.json"),
+                                "--provider",
+                                "crashtest",
+                                "--progress",
+                                "none",
+                                "-o",
+                                output.string()};
+  for (const auto& a : quick_timing()) args.push_back(a);
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+// Rows by engine id, for one graph.
+std::map<std::string, json> rows_by_engine(const json& graph) {
+  std::map<std::string, json> rows;
+  for (const auto& r : graph.at("results")) rows[r.at("engine_id").get<std::string>()] = r;
+  return rows;
+}
+
+void expect_crashes_isolated(const std::string& mode) {
+  if (!crashtest_built()) GTEST_SKIP() << "built without DNNBENCH_TEST_PROVIDERS";
+  TempDir dir;
+  const auto r = run_cli(crash_args(dir / "c.json", {"--isolate", mode, "--skip-engine", "hang"}));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const auto result = json::parse(read_text(dir / "c.json"));
+  EXPECT_TRUE(result.at("complete").get<bool>());
+  EXPECT_EQ(result.at("metadata").at("options").at("isolate"), mode);
+  ASSERT_EQ(result.at("graphs").size(), 2u);
+  for (const auto& graph : result.at("graphs")) {
+    EXPECT_EQ(graph.at("status"), "ok") << graph.dump();
+    auto rows = rows_by_engine(graph);
+    ASSERT_EQ(rows.size(), 3u) << graph.dump();
+    EXPECT_EQ(rows["ok"].at("status"), "success");
+    EXPECT_TRUE(rows["ok"].at("passed").get<bool>());
+    for (const char* engine : {"segv", "abort"}) {
+      EXPECT_EQ(rows[engine].at("status"), "error");
+      const auto message = rows[engine].at("error_message").get<std::string>();
+      EXPECT_NE(message.find("isolated child process"), std::string::npos) << message;
+    }
+    // Without a sanitizer's own handler the signal itself is named.
+    const auto segv = rows["segv"].at("error_message").get<std::string>();
+    EXPECT_TRUE(segv.find("signal 11") != std::string::npos ||
+                segv.find("AddressSanitizer") != std::string::npos)
+        << segv;
+    // The order of rows is the engines' order, as without isolation.
+    EXPECT_EQ(graph.at("results").at(0).at("engine_id"), "ok");
+    EXPECT_EQ(graph.at("results").at(1).at("engine_id"), "segv");
+  }
+}
+
+TEST(Reliability, CrashesInAGraphChildBecomeErrorRowsAndTheSuiteGoesOn) {
+  expect_crashes_isolated("graph");
+}
+
+TEST(Reliability, CrashesInARowChildBecomeErrorRowsAndTheSuiteGoesOn) {
+  expect_crashes_isolated("row");
+}
+
+TEST(Reliability, AHangingRowBecomesATimeoutRow) {
+  if (!crashtest_built()) GTEST_SKIP() << "built without DNNBENCH_TEST_PROVIDERS";
+  TempDir dir;
+  const auto r = run_cli(crash_args(dir / "t.json", {"--engine", "hang,ok", "--timeout-s", "1"}));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const auto result = json::parse(read_text(dir / "t.json"));
+  EXPECT_EQ(result.at("metadata").at("options").at("isolate"), "graph") << "--timeout-s implies isolation";
+  for (const auto& graph : result.at("graphs")) {
+    auto rows = rows_by_engine(graph);
+    ASSERT_EQ(rows.size(), 2u) << graph.dump();
+    EXPECT_EQ(rows["hang"].at("status"), "timeout");
+    EXPECT_NE(rows["hang"].at("error_message").get<std::string>().find("1 s timeout"), std::string::npos);
+    EXPECT_EQ(rows["ok"].at("status"), "success");
+  }
+}
+
+TEST(Reliability, TimeoutWithoutIsolationIsAUsageError) {
+  const auto r = run_cli({"run", "-g", source_path("graphs/samples/pointwise_relu.json"), "--isolate", "none",
+                          "--timeout-s", "1"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--timeout-s needs"), std::string::npos) << r.err;
+}
+
+TEST(Reliability, TheCrashtestProviderIsNeverInTheDefaultSet) {
+  const auto r = run_cli({"list-providers"});
+  if (r.out.find("crashtest") == std::string::npos) GTEST_SKIP() << "not built";
+  EXPECT_NE(r.out.find("opt-in: --provider crashtest"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace dnnbench::testing

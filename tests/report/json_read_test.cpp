@@ -1,0 +1,137 @@
+#include "report/json_read.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "report/json_report.hpp"
+
+namespace dnnbench {
+namespace {
+
+// A row with every optional part filled, including values written as null (NaN).
+RowResult full_row() {
+  RowResult row;
+  row.provider = "onednn";
+  row.engine_id = "jit:avx2";
+  row.engine_name = "JIT AVX2";
+  row.engine_notes = {"note a", "note b"};
+  row.engine_label = "tuned";
+  row.status = RowStatus::success;
+  row.plan_name = "jit:avx2_k=1";
+  row.plan_notes = {"reorder src"};
+  row.cpu_build_time_ms = 1.25;
+  row.bind_time_ms = 0.5;
+  row.workspace_bytes = 4096;
+  row.host_stats = summarize({1.0, 2.0, 3.5});
+  row.gpu_kernel_stats = summarize({0.25, 0.5});
+  row.timing = TimingInfo{"host-per-execution", 2, "adaptive", true, 3, 12.5, {1.0, 2.0}};
+  row.analytical_flops = 2e9;
+  row.analytical_io_bytes = 3e6;
+  Correctness c;
+  c.passed = false;
+  c.max_abs_diff = std::numeric_limits<double>::infinity();  // written as null
+  c.max_rel_diff = 0.5;
+  c.reference = "fp64 cpu";
+  c.outputs.push_back({"y", false, 1, 0.5, 0.1, 3, 1, "at [0,1]", 1e-3, 1e-5, "fp32 default"});
+  c.outputs.push_back({"z", true, 0, 0, 0, 0, 0, "", 1e-3, 1e-5, "fp32 default"});
+  row.correctness = c;
+  OracleResult o;
+  o.search = "searched";
+  o.verdict = "faster-plan";
+  o.plan_name = "jit:avx2_k=2";
+  o.knobs = {{"k", "2"}, {"a", "x"}};  // not in key order: kept as written
+  o.rank_of_heuristic_plan = 2;
+  o.candidates_total = 3;
+  o.candidates_benchmarked = 2;
+  o.candidates_failed = 1;
+  o.budget_exhausted = true;
+  o.sweep_time_ms = 40;
+  o.cpu_build_time_ms = 2;
+  o.host_stats = summarize({1.0});
+  o.warm_baseline_stats = summarize({2.0});
+  o.correctness = Correctness{};
+  o.delta_withheld = "why";
+  o.candidates = {{"p1", true, 1.5, std::nullopt}, {"p2", false, std::nullopt, "Unsupported: no"}};
+  row.oracle = o;
+  row.oracle_delta = PairedDelta{"host", 2, 1, 2, 1.5, 2.5, true, 10, true, "paired"};
+  row.oracle_error = "Type: message";
+  return row;
+}
+
+TEST(JsonRead, RowRoundTripIsExact) {
+  const auto written = row_to_json(full_row());
+  EXPECT_EQ(row_to_json(row_from_json(written)), written);
+  RowResult skipped;
+  skipped.provider = "cudnn";
+  skipped.status = RowStatus::skipped;
+  skipped.skip_reason = "unsupported op X";
+  EXPECT_EQ(row_to_json(row_from_json(row_to_json(skipped))), row_to_json(skipped));
+}
+
+TEST(JsonRead, NullNumbersReadBackAsNaN) {
+  const auto row = row_from_json(row_to_json(full_row()));
+  EXPECT_TRUE(std::isnan(row.correctness->max_abs_diff));
+  EXPECT_EQ(row.correctness->max_rel_diff, 0.5);
+}
+
+TEST(JsonRead, TimeoutStatusRoundTrips) {
+  RowResult row;
+  row.provider = "crashtest";
+  row.engine_id = "hang";
+  row.status = RowStatus::timeout;
+  row.error_message = "killed";
+  const auto back = row_from_json(row_to_json(row));
+  EXPECT_EQ(back.status, RowStatus::timeout);
+  EXPECT_EQ(row_status_name(back.status), "timeout");
+}
+
+TEST(JsonRead, GraphRoundTripIsExact) {
+  GraphResult g;
+  g.graph_name = "conv";
+  g.graph_path = "suite.tar.gz:conv.json";
+  g.analytical_flops = 10;
+  g.results = {full_row(), full_row()};
+  g.regret.push_back({"onednn", "e1", "p1", "e2", "p2", PairedDelta{}, "note"});
+  const auto written = graph_to_json(g);
+  EXPECT_EQ(graph_to_json(graph_from_json(written)), written);
+
+  GraphResult failed;
+  failed.graph_name = "bad";
+  failed.graph_path = "bad.json";
+  failed.ok = false;
+  failed.error_message = "bad.json: $.nodes: expected an array";
+  EXPECT_EQ(graph_to_json(graph_from_json(graph_to_json(failed))), graph_to_json(failed));
+  GraphResult duplicate;
+  duplicate.graph_name = "b";
+  duplicate.duplicate_of = "a.json";
+  EXPECT_EQ(graph_to_json(graph_from_json(graph_to_json(duplicate))), graph_to_json(duplicate));
+}
+
+TEST(JsonRead, PlanRefRoundTrips) {
+  const PlanRef plan{"eng1", {{"k2", "3"}, {"k1", "1"}}, 0.75};
+  const auto back = plan_ref_from_json(plan_ref_to_json(plan));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->engine_id, "eng1");
+  EXPECT_EQ(back->knobs, plan.knobs);
+  EXPECT_EQ(back->median_ms, 0.75);
+  EXPECT_FALSE(plan_ref_from_json(nullptr));
+}
+
+TEST(JsonRead, ErrorsNameTheKey) {
+  auto j = row_to_json(full_row());
+  j.erase("plan_notes");
+  try {
+    row_from_json(j);
+    FAIL() << "a row without plan_notes was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("plan_notes"), std::string::npos) << e.what();
+  }
+  j = row_to_json(full_row());
+  j["status"] = "exploded";
+  EXPECT_THROW(row_from_json(j), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace dnnbench
