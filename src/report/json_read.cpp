@@ -110,10 +110,16 @@ std::optional<PairedDelta> delta_from_json(const json& d) {
   delta.baseline_median_ms = num(d, "baseline_median_ms");
   delta.oracle_median_ms = num(d, "oracle_median_ms");
   delta.speedup = num(d, "speedup");
-  const auto& ci = at(d, "ci95");
-  delta.ci_lo = ci.at(0).is_null() ? std::numeric_limits<double>::quiet_NaN() : ci.at(0).get<double>();
-  delta.ci_hi = ci.at(1).is_null() ? std::numeric_limits<double>::quiet_NaN() : ci.at(1).get<double>();
+  const auto pair = [&](const char* key, double& lo, double& hi) {
+    const auto& ci = at(d, key);
+    lo = ci.at(0).is_null() ? std::numeric_limits<double>::quiet_NaN() : ci.at(0).get<double>();
+    hi = ci.at(1).is_null() ? std::numeric_limits<double>::quiet_NaN() : ci.at(1).get<double>();
+  };
+  pair("ci95", delta.ci_lo, delta.ci_hi);
   delta.significant = get<bool>(d, "significant");
+  delta.control_ratio = num(d, "control_ratio");
+  pair("control_ci95", delta.control_ci_lo, delta.control_ci_hi);
+  delta.noise_floor = num(d, "noise_floor");
   delta.rounds = get<std::int64_t>(d, "rounds");
   delta.converged = get<bool>(d, "converged");
   delta.method = get<std::string>(d, "method");

@@ -55,7 +55,7 @@ RowResult full_row() {
   o.delta_withheld = "why";
   o.candidates = {{"p1", true, 1.5, std::nullopt}, {"p2", false, std::nullopt, "Unsupported: no"}};
   row.oracle = o;
-  row.oracle_delta = PairedDelta{"host", 2, 1, 2, 1.5, 2.5, true, 10, true, "paired"};
+  row.oracle_delta = PairedDelta{"host", 2, 1, 2, 1.5, 2.5, true, 1.01, 0.99, 1.03, 0.03, 10, true, "paired"};
   row.oracle_error = "Type: message";
   return row;
 }
