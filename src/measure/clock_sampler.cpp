@@ -78,8 +78,8 @@ class NvmlClockSource final : public ClockSource {
   std::string name_;
 };
 
-std::optional<Range> range_of(const std::vector<ClockReading>& readings, double ClockReading::*field) {
-  Range r{std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(), 0};
+std::optional<MinMaxMean> range_of(const std::vector<ClockReading>& readings, double ClockReading::*field) {
+  MinMaxMean r{std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(), 0};
   std::int64_t n = 0;
   for (const auto& reading : readings) {
     const double v = reading.*field;

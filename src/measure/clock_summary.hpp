@@ -12,14 +12,14 @@ struct ClockReading {
   double sm_mhz, mem_mhz, temperature_c, power_w;
 };
 
-struct Range {
+struct MinMaxMean {
   double min = 0, max = 0, mean = 0;
 };
 
 // Summary of one row's readings.
 struct ClockSummary {
   std::int64_t readings = 0;
-  std::optional<Range> sm_mhz, mem_mhz, temperature_c, power_w;
+  std::optional<MinMaxMean> sm_mhz, mem_mhz, temperature_c, power_w;
   // The SM clock's (max - min) / max exceeded the tolerance: the row's samples were taken at
   // different clocks and its spread is partly the clock's.
   bool clock_unstable = false;

@@ -19,7 +19,7 @@ json num(double value) {
   return std::isfinite(value) ? json(value) : json(nullptr);
 }
 
-json range_to_json(const std::optional<Range>& r) {
+json range_to_json(const std::optional<MinMaxMean>& r) {
   if (!r) return nullptr;
   return {{"min", num(r->min)}, {"max", num(r->max)}, {"mean", num(r->mean)}};
 }
