@@ -54,7 +54,9 @@ TEST(ClockSampler, ReadsAtBothEndsAndInBetween) {
 TEST(ClockSampler, NvmlIsOptional) {
   // Absent on a machine without an NVIDIA driver: then nullptr, never an exception.
   auto source = open_nvml_clock_source("0000:00:00.0");
-  if (source) EXPECT_FALSE(source->description().empty());
+  if (source) {
+    EXPECT_FALSE(source->description().empty());
+  }
 }
 
 }  // namespace
