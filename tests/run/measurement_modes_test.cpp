@@ -114,12 +114,18 @@ TEST(Calibration, RepeatsTheSamePlanAndReportsItsSpread) {
   const auto& e = calibration.entries[0];
   ASSERT_FALSE(e.error) << *e.error;
   EXPECT_EQ(e.medians_ms.size(), 3u);
-  EXPECT_EQ(e.kind, "short");
   EXPECT_GE(e.spread, 0);
-  ASSERT_TRUE(calibration.short_spread);
-  EXPECT_FALSE(calibration.long_spread);
+  // Short or long by its median (which a loaded machine can push past 0.1 ms): the worst spread of
+  // that kind is this entry's, the other kind has none.
+  const bool is_short = e.kind == "short";
+  ASSERT_TRUE(is_short || e.kind == "long") << e.kind;
+  const auto& mine = is_short ? calibration.short_spread : calibration.long_spread;
+  const auto& other = is_short ? calibration.long_spread : calibration.short_spread;
+  ASSERT_TRUE(mine);
+  EXPECT_DOUBLE_EQ(*mine, e.spread);
+  EXPECT_FALSE(other);
   const auto j = calibration_to_json(calibration);
-  EXPECT_EQ(noise_floor_summary(j, "x.json")["short_spread"], e.spread);
+  EXPECT_EQ(noise_floor_summary(j, "x.json")[is_short ? "short_spread" : "long_spread"], e.spread);
 }
 
 }  // namespace
