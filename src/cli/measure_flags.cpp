@@ -10,7 +10,7 @@ namespace {
 void add_batch_flag(CLI::App& app, MeasureOptions& options) {
   app.add_option_function<std::int64_t>(
          "--batch", [&options](const std::int64_t& n) { options.batch = n; },
-         "Executions per timed sample, forced (1 = single-run timing; default: automatic, ~1 ms batches on "
+         "Executions per timed sample, forced (1 = single-run timing; default: automatic, ~10 ms batches on "
          "GPU providers)")
       ->check(CLI::PositiveNumber);
 }
