@@ -69,7 +69,8 @@ TEST(Calibrate, WritesTheNoiseFloorThatRunsRecord) {
   const auto r = run_cli({"calibrate", "--provider", "onednn", "--repeats", "2", "--max-time-ms", "20",
                           "--warmup-max-ms", "0", "--calibration-file", file});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("noise floor, short kernels"), std::string::npos) << r.out;
+  // Short or long by the medians, which a loaded machine can stretch: only the line is checked.
+  EXPECT_NE(r.out.find("noise floor, "), std::string::npos) << r.out;
   const auto cal = json::parse(read_text(file));
   EXPECT_EQ(cal["repeats"], 2);
   ASSERT_EQ(cal["entries"].size(), 2u);
