@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "cli/measure_flags.hpp"
 #include "cli/progress.hpp"
 #include "cli/recipe.hpp"
 
@@ -169,6 +170,11 @@ void add_run_options(CLI::App& app, RunCommand& c) {
       ->check(CLI::NonNegativeNumber);
   app.add_option("--max-time-ms", c.options.adaptive.max_time_ms, "Adaptive rule: maximum timed milliseconds")
       ->check(CLI::PositiveNumber);
+  add_measure_flags(app, c.options.measure);
+  app.add_option_function<std::string>(
+      "--calibration-file", [&c](const std::string& path) { c.options.calibration_file = path; },
+      "Record the noise floor from this `dnnbench calibrate` file in the metadata (default: "
+      "$XDG_CACHE_HOME/dnnbench/calibration.json when present)");
   app.add_option("--seed", c.options.seed, "Seed of the input fills");
   app.add_option("-o,--output", c.output, "Write the results as JSON to this file");
   app.add_option("--rtol", c.rtol, "Relative tolerance for every output (default: per data type)")

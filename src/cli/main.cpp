@@ -4,6 +4,7 @@
 
 #include <iostream>
 
+#include "cli/calibrate_command.hpp"
 #include "cli/commands.hpp"
 
 int main(int argc, char** argv) {
@@ -23,6 +24,11 @@ int main(int argc, char** argv) {
       app.add_subcommand("list-engines", "List each graph's engines per provider, with their notes");
   dnnbench::add_list_engines_options(*list_cmd, list);
 
+  dnnbench::CalibrateCommand calibrate;
+  auto* calibrate_cmd = app.add_subcommand(
+      "calibrate", "Measure this machine's noise floor: the same plan timed as independent repeats");
+  dnnbench::add_calibrate_options(*calibrate_cmd, calibrate);
+
   app.add_subcommand("list-providers",
                      "List the providers built into this binary and their library versions");
 
@@ -35,6 +41,7 @@ int main(int argc, char** argv) {
   try {
     if (run_cmd->parsed()) return dnnbench::execute_run(run, command_line);
     if (list_cmd->parsed()) return dnnbench::execute_list_engines(list);
+    if (calibrate_cmd->parsed()) return dnnbench::execute_calibrate(calibrate);
     return dnnbench::execute_list_providers();
   } catch (const dnnbench::UsageError& e) {
     std::cerr << "dnnbench: " << e.what() << "\n";

@@ -61,12 +61,36 @@ class KernelTimer {
   virtual double elapsed_ms() = 0;
 };
 
+// Evicts the data a plan could find in cache (--cache-mode cold). Called outside the timed
+// region, before each timed execution; device flushers enqueue on the stream that made them.
+class CacheFlusher {
+ public:
+  virtual ~CacheFlusher() = default;
+  virtual void flush() = 0;
+  virtual std::string description() const = 0;  // what it does, for the row (e.g. "memset 100 MiB")
+};
+
+// Holds a device stream's later work until release() (or a short timeout), so that the start
+// event and the launches of a single timed execution are all queued before the device reaches
+// them: the event pair then holds the execution, not the host's launch latency (nvbench hides it
+// behind a blocking kernel for the same reason). Releases on destruction.
+class StreamGate {
+ public:
+  virtual ~StreamGate() = default;
+  virtual void release() = 0;
+};
+
 class Stream {
  public:
   virtual ~Stream() = default;
   virtual void synchronize() = 0;
   // nullptr when the provider runs on the host (then only host time is measured).
   virtual std::unique_ptr<KernelTimer> make_kernel_timer() { return nullptr; }
+  // The device cache flush of this stream; nullptr for host providers (the runner flushes the
+  // CPU's caches itself).
+  virtual std::unique_ptr<CacheFlusher> make_cache_flusher() { return nullptr; }
+  // A gate on this stream (nullptr: the provider has none; host providers need none).
+  virtual std::unique_ptr<StreamGate> make_gate() { return nullptr; }
 };
 
 // Memory a device provider's plans read and write. Owned by the row runner for one row.

@@ -143,10 +143,24 @@ void print_row_details(std::ostream& out, const RowResult& r) {
   };
   print_stats("host", r.host_stats);
   print_stats("gpu kernel", r.gpu_kernel_stats);
-  if (r.timing)
-    fmt::print(out, "    timing: {}, rule {} ({}), warm-up {}, {:.1f} ms timed\n", r.timing->method,
-               r.timing->rule, r.timing->converged ? "converged" : "stopped at cap", r.timing->warmup,
-               r.timing->elapsed_ms);
+  if (r.timing) {
+    const auto& t = *r.timing;
+    fmt::print(
+        out, "    timing: {} {}, cache {}, {}, rule {} ({}), warm-up {} in {:.1f} ms ({}), {:.1f} ms timed\n",
+        t.meaning, t.method, t.cache_mode, t.cache_flush.empty() ? "no flush" : t.cache_flush, t.rule,
+        t.converged ? "converged" : "stopped at cap", t.warmup, t.warmup_ms,
+        t.warmup_steady ? "steady" : "not steady", t.elapsed_ms);
+    if (t.clocks && t.clocks->sm_mhz)
+      fmt::print(
+          out, "    clocks: SM {:.0f}-{:.0f} MHz{}{}{}\n", t.clocks->sm_mhz->min, t.clocks->sm_mhz->max,
+          t.clocks->power_w
+              ? fmt::format(", power {:.0f}-{:.0f} W", t.clocks->power_w->min, t.clocks->power_w->max)
+              : "",
+          t.clocks->temperature_c
+              ? fmt::format(", {:.0f}-{:.0f} C", t.clocks->temperature_c->min, t.clocks->temperature_c->max)
+              : "",
+          t.clocks->clock_unstable ? " — CLOCK UNSTABLE while timed" : "");
+  }
   if (r.correctness) {
     for (const auto& o : r.correctness->outputs)
       fmt::print(

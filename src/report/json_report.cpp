@@ -19,14 +19,36 @@ json num(double value) {
   return std::isfinite(value) ? json(value) : json(nullptr);
 }
 
+json range_to_json(const std::optional<MinMaxMean>& r) {
+  if (!r) return nullptr;
+  return {{"min", num(r->min)}, {"max", num(r->max)}, {"mean", num(r->mean)}};
+}
+
+json clocks_to_json(const std::optional<ClockSummary>& c) {
+  if (!c) return nullptr;
+  return {{"readings", c->readings},
+          {"sm_mhz", range_to_json(c->sm_mhz)},
+          {"memory_mhz", range_to_json(c->mem_mhz)},
+          {"temperature_c", range_to_json(c->temperature_c)},
+          {"power_w", range_to_json(c->power_w)}};
+}
+
 json timing_to_json(const std::optional<TimingInfo>& timing) {
   if (!timing) return nullptr;
   return {{"method", timing->method},
           {"batch", timing->batch},
+          {"meaning", timing->meaning},
+          {"cache_mode", timing->cache_mode},
+          {"cache_flush", timing->cache_flush.empty() ? json(nullptr) : json(timing->cache_flush)},
           {"stopping_rule", timing->rule},
           {"converged", timing->converged},
           {"warmup", timing->warmup},
+          {"warmup_ms", timing->warmup_ms},
+          {"warmup_steady", timing->warmup_steady},
           {"elapsed_ms", timing->elapsed_ms},
+          {"wall_ms", timing->wall_ms},
+          {"clocks", clocks_to_json(timing->clocks)},
+          {"clock_unstable", timing->clocks ? json(timing->clocks->clock_unstable) : json(nullptr)},
           {"samples_ms", timing->samples_ms.empty() ? json(nullptr) : json(timing->samples_ms)}};
 }
 

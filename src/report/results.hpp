@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "measure/clock_summary.hpp"
 #include "measure/stats.hpp"
 
 namespace dnnbench {
@@ -21,14 +22,25 @@ std::optional<RowStatus> row_status_from_name(std::string_view name);
 // How a row's samples were taken.
 struct TimingInfo {
   // "host-per-execution": one execute + synchronize per sample, monotonic clock;
-  // "device-events-batched(N per sample)": N back-to-back executions between two device events.
+  // "device-events-batched(N per sample)": N back-to-back executions between two device events;
+  // "device-events-single": one execution between two device events (cold, latency, --batch 1);
+  // cold and latency modes append "+cold-flush" / "+idle-gap(X ms)".
   std::string method;
   std::int64_t batch = 1;  // executions per sample
-  std::string rule;        // stopping rule name
+  // "throughput": steady-state time per execution in a loop (default); "latency": one isolated
+  // execution after idle (--latency).
+  std::string meaning = "throughput";
+  std::string cache_mode = "hot";
+  std::string cache_flush;  // what the cold flush does; empty when hot
+  std::string rule;         // stopping rule name
   bool converged = false;
-  std::int64_t warmup = 0;         // untimed executions before sampling
-  double elapsed_ms = 0;           // time inside timed regions
-  std::vector<double> samples_ms;  // kept only with --save-samples
+  std::int64_t warmup = 0;     // untimed executions before sampling (the minimum and the steady-state search)
+  double warmup_ms = 0;        // time inside the warm-up's timed samples
+  bool warmup_steady = false;  // the warm-up ended because timings (and clocks) were steady
+  double elapsed_ms = 0;       // time inside timed regions
+  double wall_ms = 0;          // wall time of the sampling loop (flushes, idle gaps, overheads included)
+  std::optional<ClockSummary> clocks;  // GPU clocks, temperature, power while sampling (NVML)
+  std::vector<double> samples_ms;      // kept only with --save-samples
 };
 
 struct OutputCheck {

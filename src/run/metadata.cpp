@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "providers/registry.hpp"
+#include "run/calibration.hpp"
 
 extern char** environ;
 
@@ -201,36 +202,44 @@ nlohmann::json collect_metadata(const std::vector<std::string>& argv, const RunO
       break;
     }
   meta["seed"] = options.seed;
-  meta["options"] = {{"warmup", options.warmup},
-                     {"iters", options.iters ? nlohmann::json(*options.iters) : nlohmann::json(nullptr)},
-                     {"stopping_rule", options.iters ? "fixed" : "adaptive-median-ci"},
-                     {"target_ci", options.adaptive.target_ci_rel},
-                     {"min_iters", options.adaptive.min_iters},
-                     {"min_time_ms", options.adaptive.min_time_ms},
-                     {"max_iters", options.adaptive.max_iters},
-                     {"max_time_ms", options.adaptive.max_time_ms},
-                     {"rtol", options.rtol ? nlohmann::json(*options.rtol) : nlohmann::json(nullptr)},
-                     {"atol", options.atol ? nlohmann::json(*options.atol) : nlohmann::json(nullptr)},
-                     {"providers", options.providers},
-                     {"engines", options.engines},
-                     {"skip_engines", options.skip_engines},
-                     {"engine_matrix", engine_matrix_json(options.engine_matrix)},
-                     {"ops", options.ops},
-                     {"graphs", options.graph_arguments},
-                     {"recipe", optional_json(options.recipe_path)},
-                     {"output", optional_json(options.output_path)},
-                     {"dump_tensors", optional_json(options.dump_tensors_dir)},
-                     {"save_samples", options.save_samples},
-                     {"oracle",
-                      {{"enabled", options.oracle.enabled},
-                       {"aa_self_check", options.oracle.aa_self_check},
-                       {"max_plans", options.oracle.max_plans},
-                       {"max_seconds", options.oracle.max_seconds},
-                       {"min_effect", options.oracle.min_effect}}},
-                     {"max_graph_bytes", options.limits.max_graph_bytes},
-                     {"max_archive_entry_bytes", options.archive.max_entry_bytes},
-                     {"max_archive_bytes", options.archive.max_total_bytes},
-                     {"dry_run", options.dry_run}};
+  meta["noise_floor"] = load_noise_floor(options.calibration_file.value_or(default_calibration_path()));
+  meta["options"] = {
+      {"warmup", options.warmup},
+      {"iters", options.iters ? nlohmann::json(*options.iters) : nlohmann::json(nullptr)},
+      {"stopping_rule", options.iters ? "fixed" : "adaptive-median-ci"},
+      {"target_ci", options.adaptive.target_ci_rel},
+      {"min_iters", options.adaptive.min_iters},
+      {"min_time_ms", options.adaptive.min_time_ms},
+      {"max_iters", options.adaptive.max_iters},
+      {"max_time_ms", options.adaptive.max_time_ms},
+      {"cache_mode", cache_mode_name(options.measure.cache_mode)},
+      {"latency", options.measure.latency},
+      {"latency_idle_ms", options.measure.latency_idle_ms},
+      {"batch", options.measure.batch ? nlohmann::json(*options.measure.batch) : nlohmann::json(nullptr)},
+      {"warmup_max_ms", options.measure.steady.max_ms},
+      {"clock_tolerance", options.measure.clock_tolerance},
+      {"rtol", options.rtol ? nlohmann::json(*options.rtol) : nlohmann::json(nullptr)},
+      {"atol", options.atol ? nlohmann::json(*options.atol) : nlohmann::json(nullptr)},
+      {"providers", options.providers},
+      {"engines", options.engines},
+      {"skip_engines", options.skip_engines},
+      {"engine_matrix", engine_matrix_json(options.engine_matrix)},
+      {"ops", options.ops},
+      {"graphs", options.graph_arguments},
+      {"recipe", optional_json(options.recipe_path)},
+      {"output", optional_json(options.output_path)},
+      {"dump_tensors", optional_json(options.dump_tensors_dir)},
+      {"save_samples", options.save_samples},
+      {"oracle",
+       {{"enabled", options.oracle.enabled},
+        {"aa_self_check", options.oracle.aa_self_check},
+        {"max_plans", options.oracle.max_plans},
+        {"max_seconds", options.oracle.max_seconds},
+        {"min_effect", options.oracle.min_effect}}},
+      {"max_graph_bytes", options.limits.max_graph_bytes},
+      {"max_archive_entry_bytes", options.archive.max_entry_bytes},
+      {"max_archive_bytes", options.archive.max_total_bytes},
+      {"dry_run", options.dry_run}};
   meta["environment"] = selection_environment();
   return meta;
 }

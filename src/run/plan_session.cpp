@@ -6,6 +6,10 @@
 #include <cmath>
 #include <stdexcept>
 
+#include <limits>
+#include <thread>
+
+#include "measure/cache_flusher.hpp"
 #include "measure/host_timer.hpp"
 #include "tensor/compare.hpp"
 
@@ -14,12 +18,41 @@ namespace {
 
 // Back-to-back executions per device-timed sample. One event pair per launch doubles a ~25 us
 // kernel on the H200 (launch gaps land inside the pair; shared/reference/ANCHORS.md), so short
-// kernels are batched until a batch lasts about kTargetBatchMs: event resolution (~0.5 us) and
-// the first launch's latency are then under 0.1% of the batch.
-constexpr double kTargetBatchMs = 1.0;
+// kernels are batched until a batch lasts about kTargetBatchMs. 10 ms, not 1: between samples the
+// device idles while the host synchronizes and reads the events, and at the H200's power cap
+// those gaps move the SM clock. Measured there (bench/RESULTS.md): a 0.62 ms conv timed in 1.3 ms
+// samples spread 3.7% over five repeats, in 13 ms samples 0.2%; a 25 us conv in 1 ms samples
+// (under the cap) 0.1%.
+constexpr double kTargetBatchMs = 10.0;
 constexpr std::int64_t kMaxBatch = 1000;
+// At most this many executions are queued behind a stream gate (a cuDNN execution is a few
+// launches; the CUDA launch queue holds about a thousand).
+constexpr std::int64_t kMaxGatedExecutions = 32;
+// NVML sampling period: the SM clock moves in steps of tens of ms under the power cap, and a
+// reading costs ~0.1 ms of a host core, so 10 ms sees every step at ~1% of one core.
+constexpr double kClockPeriodMs = 10;
+
+// The CPU's LLC flush behind the providers' flusher interface, for host providers.
+class HostLlcFlusher final : public CacheFlusher {
+ public:
+  void flush() override { flusher_.flush(); }
+  std::string description() const override { return flusher_.description(); }
+
+ private:
+  HostCacheFlusher flusher_;
+};
+
+std::int64_t batch_for(double single_ms) {
+  return single_ms > 0 ? std::clamp<std::int64_t>(
+                             static_cast<std::int64_t>(std::ceil(kTargetBatchMs / single_ms)), 1, kMaxBatch)
+                       : kMaxBatch;
+}
 
 }  // namespace
+
+std::string_view cache_mode_name(CacheMode mode) {
+  return mode == CacheMode::cold ? "cold" : "hot";
+}
 
 PlanBuffers::PlanBuffers(const GraphData& data, Provider& provider, Stream& stream) : graph_(data.graph()) {
   for (const auto& [uid, tensor] : data.inputs()) tensors_.emplace(uid, tensor);
@@ -130,10 +163,58 @@ Correctness PlanSession::checked_run(const RunOptions& options) {
   return check_current_outputs(options);
 }
 
+void PlanSession::set_measure_options(const MeasureOptions& options) {
+  measure_options_ = options;
+  flusher_.reset();
+  if (options.cache_mode == CacheMode::cold) {
+    flusher_ = stream_.make_cache_flusher();
+    if (!flusher_ && provider_.device() == DeviceKind::host) flusher_ = std::make_unique<HostLlcFlusher>();
+    if (!flusher_) throw std::runtime_error("--cache-mode cold: the provider's stream has no cache flush");
+  }
+  batch_ = options.batch.value_or(0);
+  // A cold or isolated sample is one execution: a batch's later executions would find warm caches
+  // or no idle gap, whatever --batch says.
+  if (single_execution_samples()) batch_ = 1;
+}
+
+bool PlanSession::single_execution_samples() const {
+  return measure_options_.cache_mode == CacheMode::cold || measure_options_.latency;
+}
+
 void PlanSession::warm_up(std::int64_t executions) {
   for (std::int64_t i = 0; i < executions; ++i) {
     plan_->execute(stream_);
     stream_.synchronize();
+  }
+}
+
+void PlanSession::warm_up_until_steady(std::int64_t min_executions) {
+  HostTimer timer;
+  warm_up(min_executions);
+  warmup_executions_ = min_executions;
+  std::unique_ptr<ClockSampler> sampler;
+  if (clock_source_) {
+    sampler = std::make_unique<ClockSampler>(*clock_source_, kClockPeriodMs);
+    sampler->start();
+  }
+  SteadyStateDetector detector(measure_options_.steady);
+  const auto n = batch();
+  std::vector<double> recent;
+  while (!detector.finished()) {
+    const auto s = take_sample(n);
+    const double primary = std::isnan(s.kernel_ms) ? s.host_ms : s.kernel_ms;
+    detector.add(primary * static_cast<double>(n), sampler ? sampler->latest_sm_mhz() : std::nan(""));
+    recent.push_back(primary);
+    warmup_executions_ += n;
+  }
+  if (sampler) sampler->stop();
+  warmup_steady_ = detector.steady();
+  warmup_ms_ = timer.elapsed_ms();
+  // Re-size the batch from the warm timings: the first execution, which chose it, ran cold.
+  if (!recent.empty() && !measure_options_.batch && !single_execution_samples() && kernel_timer_) {
+    const auto tail = std::vector<double>(
+        recent.end() - std::min<std::ptrdiff_t>(5, static_cast<std::ptrdiff_t>(recent.size())), recent.end());
+    batch_ = batch_for(summarize(tail).median);
   }
 }
 
@@ -145,48 +226,84 @@ std::int64_t PlanSession::batch() {
   plan_->execute(stream_);
   kernel_timer_->stop();
   stream_.synchronize();
-  const double single_ms = kernel_timer_->elapsed_ms();
-  batch_ = single_ms > 0 ? std::clamp<std::int64_t>(
-                               static_cast<std::int64_t>(std::ceil(kTargetBatchMs / single_ms)), 1, kMaxBatch)
-                         : kMaxBatch;
+  batch_ = batch_for(kernel_timer_->elapsed_ms());
   return batch_;
 }
 
-double PlanSession::sample() {
-  const auto n = batch();
+PlanSession::Sample PlanSession::take_sample(std::int64_t executions) {
+  if (flusher_) {
+    // Outside the timed region: a device flush is enqueued before the start event, so the event
+    // pair holds only the execution; the host waits for it before its own clock starts.
+    flusher_->flush();
+    stream_.synchronize();
+  }
+  if (measure_options_.latency) {
+    stream_.synchronize();
+    std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(measure_options_.latency_idle_ms));
+  }
+  // Short samples are gated: the device waits until the start event and every launch are queued,
+  // so a single execution's event pair holds no launch latency. Long batches are not (their
+  // launches could fill the queue behind the gate; batching already amortizes the latency).
+  std::unique_ptr<StreamGate> gate;
+  if (kernel_timer_ && executions <= kMaxGatedExecutions) gate = stream_.make_gate();
   HostTimer timer;
   if (kernel_timer_) kernel_timer_->start();
-  for (std::int64_t i = 0; i < n; ++i) plan_->execute(stream_);
+  for (std::int64_t i = 0; i < executions; ++i) plan_->execute(stream_);
   if (kernel_timer_) kernel_timer_->stop();
+  if (gate) gate->release();
   stream_.synchronize();
-  const double host_ms = timer.elapsed_ms() / static_cast<double>(n);
-  return kernel_timer_ ? kernel_timer_->elapsed_ms() / static_cast<double>(n) : host_ms;
+  const auto n = static_cast<double>(executions);
+  Sample s{timer.elapsed_ms() / n, std::numeric_limits<double>::quiet_NaN()};
+  if (kernel_timer_) s.kernel_ms = kernel_timer_->elapsed_ms() / n;
+  return s;
+}
+
+double PlanSession::sample() {
+  const auto s = take_sample(batch());
+  return kernel_timer_ ? s.kernel_ms : s.host_ms;
+}
+
+std::string PlanSession::method() const {
+  std::string m = !kernel_timer_ ? "host-per-execution"
+                  : batch_ > 1   ? fmt::format("device-events-batched({} per sample)", batch_)
+                                 : "device-events-single";
+  if (flusher_) m += "+cold-flush";
+  if (measure_options_.latency) m += fmt::format("+idle-gap({} ms)", measure_options_.latency_idle_ms);
+  return m;
 }
 
 Measurement PlanSession::measure(StoppingRule& rule, bool keep_samples) {
   const auto n = batch();
   std::vector<double> host_samples, kernel_samples;
-  HostTimer timer;
+  std::unique_ptr<ClockSampler> sampler;
+  if (clock_source_) {
+    sampler = std::make_unique<ClockSampler>(*clock_source_, kClockPeriodMs);
+    sampler->start();
+  }
+  HostTimer wall;
   while (!rule.finished()) {
-    timer.restart();
-    if (kernel_timer_) kernel_timer_->start();
-    for (std::int64_t i = 0; i < n; ++i) plan_->execute(stream_);
-    if (kernel_timer_) kernel_timer_->stop();
-    stream_.synchronize();
-    host_samples.push_back(timer.elapsed_ms() / static_cast<double>(n));
-    if (kernel_timer_) kernel_samples.push_back(kernel_timer_->elapsed_ms() / static_cast<double>(n));
+    const auto s = take_sample(n);
+    host_samples.push_back(s.host_ms);
+    if (kernel_timer_) kernel_samples.push_back(s.kernel_ms);
     // The rule judges the primary figure: kernel time where there is one.
-    rule.add(kernel_timer_ ? kernel_samples.back() : host_samples.back());
+    rule.add(kernel_timer_ ? s.kernel_ms : s.host_ms);
   }
   Measurement m;
+  m.timing.wall_ms = wall.elapsed_ms();
+  if (sampler) m.timing.clocks = summarize_clocks(sampler->stop(), measure_options_.clock_tolerance);
   m.host = summarize(host_samples);
   m.has_kernel = kernel_timer_ != nullptr;
   if (m.has_kernel) m.kernel = summarize(kernel_samples);
-  m.timing.method =
-      m.has_kernel ? fmt::format("device-events-batched({} per sample)", n) : "host-per-execution";
+  m.timing.method = method();
   m.timing.batch = n;
+  m.timing.meaning = measure_options_.latency ? "latency" : "throughput";
+  m.timing.cache_mode = std::string(cache_mode_name(measure_options_.cache_mode));
+  if (flusher_) m.timing.cache_flush = flusher_->description();
   m.timing.rule = rule.name();
   m.timing.converged = rule.converged();
+  m.timing.warmup = warmup_executions_;
+  m.timing.warmup_ms = warmup_ms_;
+  m.timing.warmup_steady = warmup_steady_;
   m.timing.elapsed_ms = rule.elapsed_ms() * static_cast<double>(n);
   if (keep_samples) m.timing.samples_ms = rule.samples();
   return m;

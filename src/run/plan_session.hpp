@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "measure/clock_sampler.hpp"
+#include "measure/steady_state.hpp"
 #include "measure/stopping_rule.hpp"
 #include "providers/provider.hpp"
 #include "report/results.hpp"
@@ -54,6 +56,11 @@ class PlanSession {
   PlanSession(GraphData& data, Provider& provider, Stream& stream, const PlanSpec& spec);
   // Judge fp32 outputs with the TF32 tolerance (the engine says it computes in TF32).
   void set_tf32_math(bool on) { tf32_math_ = on; }
+  // How samples are taken (cache mode, latency, forced batch, steady-state warm-up); the default
+  // is hot, steady-state throughput with automatic batching.
+  void set_measure_options(const MeasureOptions& options);
+  // GPU sensors to sample while measuring (nullptr: none); must outlive the session.
+  void set_clock_source(ClockSource* source) { clock_source_ = source; }
   PlanSession(const PlanSession&) = delete;
   PlanSession& operator=(const PlanSession&) = delete;
 
@@ -68,13 +75,23 @@ class PlanSession {
   // Compares the outputs the last execution left (after publishing them) with the reference.
   Correctness check_current_outputs(const RunOptions& options);
   void warm_up(std::int64_t executions);
-  // Samples until the rule finishes; device providers time batches of back-to-back executions.
+  // At least `min_executions`, then samples until the timings (and the SM clock, when sampled)
+  // are steady or --warmup-max-ms is spent; records what it did for measure()'s TimingInfo.
+  void warm_up_until_steady(std::int64_t min_executions);
+  // Samples until the rule finishes; device providers time batches of back-to-back executions
+  // (hot throughput) or single executions (cold, latency, --batch 1).
   Measurement measure(StoppingRule& rule, bool keep_samples);
   // One sample (one batch) of the primary figure in ms, for paired comparisons.
   double sample();
 
  private:
+  struct Sample {
+    double host_ms, kernel_ms;  // per execution; kernel_ms is NaN without a kernel timer
+  };
   std::int64_t batch();
+  bool single_execution_samples() const;
+  Sample take_sample(std::int64_t executions);
+  std::string method() const;
   GraphData& data_;
   Provider& provider_;
   Stream& stream_;
@@ -85,6 +102,12 @@ class PlanSession {
   std::int64_t batch_ = 0;  // 0: not chosen yet
   double build_ms_ = 0, bind_ms_ = 0;
   bool tf32_math_ = false;
+  MeasureOptions measure_options_;
+  std::unique_ptr<CacheFlusher> flusher_;  // cold mode only
+  ClockSource* clock_source_ = nullptr;
+  std::int64_t warmup_executions_ = 0;
+  double warmup_ms_ = 0;
+  bool warmup_steady_ = false;
 };
 
 // True when an engine's notes say it computes fp32 data in TF32.

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "run/gpu_clocks.hpp"
 #include "run/oracle.hpp"
 #include "run/plan_session.hpp"
 #include "tensor/npy.hpp"
@@ -63,6 +64,8 @@ RowResult run_row(GraphData& data, Provider& provider, Stream& stream, const Eng
     stage = "build";
     PlanSession session(data, provider, stream, *heuristic);
     session.set_tf32_math(uses_tf32_math(engine));
+    session.set_measure_options(options.measure);
+    session.set_clock_source(gpu_clock_source(provider));
     row.cpu_build_time_ms = session.build_ms();
     row.plan_name = session.plan().name();
     row.workspace_bytes = static_cast<std::int64_t>(session.plan().workspace_bytes());
@@ -74,13 +77,12 @@ RowResult run_row(GraphData& data, Provider& provider, Stream& stream, const Eng
     row.correctness = session.checked_run(options);
 
     stage = "warm-up";
-    session.warm_up(options.warmup);
+    session.warm_up_until_steady(options.warmup);
     stage = "measure";
     auto rule = make_stopping_rule(options);
     auto m = session.measure(*rule, options.save_samples);
     row.host_stats = m.host;
     if (m.has_kernel) row.gpu_kernel_stats = m.kernel;
-    m.timing.warmup = options.warmup;
     row.timing = m.timing;
 
     // Outputs after repeated executions must still be right (catches accumulation into the

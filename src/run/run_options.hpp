@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "graph/validate.hpp"
+#include "measure/steady_state.hpp"
 #include "measure/stopping_rule.hpp"
 #include "run/archive.hpp"
 
@@ -21,6 +22,26 @@ struct OracleOptions {
   AdaptiveLimits sweep{0.02, 5, 10, 200, 250};
 };
 
+enum class CacheMode { hot, cold };
+std::string_view cache_mode_name(CacheMode mode);
+
+// How each sample is taken (docs/methodology.md says what the resulting time means).
+struct MeasureOptions {
+  // cold: the provider's caches (GPU L2, CPU LLC) are flushed before every timed execution,
+  // outside the timed region; each sample is then one execution (no batching).
+  CacheMode cache_mode = CacheMode::hot;
+  // --latency: isolated latency after idle: the device idles `latency_idle_ms` before each single
+  // execution (no batching), instead of the default steady-state throughput in a loop. 2 ms is
+  // the idle gap of the H200 measurement in shared/reference/ANCHORS.md: long enough for the
+  // launch queue to drain and the clocks to react.
+  bool latency = false;
+  double latency_idle_ms = 2;
+  std::optional<std::int64_t> batch;  // --batch N: executions per sample, forced (1 = single-run)
+  SteadyStateLimits steady;           // warm-up until steady; max_ms is --warmup-max-ms
+  // The SM clock's relative movement during sampling above which a row is flagged clock_unstable.
+  double clock_tolerance = 0.02;
+};
+
 // One line of a recipe's [[engines]] matrix.
 struct EngineChoice {
   std::string provider, id;
@@ -30,8 +51,9 @@ struct EngineChoice {
 struct RunOptions {
   std::vector<std::string> providers;  // empty: every provider built
   std::vector<std::string> engines;    // ids or names; empty: all, in the library's order
-  std::int64_t warmup = 3;             // untimed executions before sampling
-  std::optional<std::int64_t> iters;   // fixed sample count; unset: adaptive rule
+  std::int64_t warmup = 3;             // untimed executions before sampling, at least
+  MeasureOptions measure;
+  std::optional<std::int64_t> iters;  // fixed sample count; unset: adaptive rule
   AdaptiveLimits adaptive;
   std::uint64_t seed = 42;
   std::optional<double> rtol, atol;  // override the per-dtype defaults
@@ -47,6 +69,8 @@ struct RunOptions {
   // Recorded in the metadata only.
   std::vector<std::string> graph_arguments;
   std::optional<std::string> recipe_path, output_path;
+  // `dnnbench calibrate`'s file whose noise floor goes into the metadata (unset: the default path).
+  std::optional<std::string> calibration_file;
 };
 
 }  // namespace dnnbench

@@ -75,7 +75,7 @@ inline std::string source_path(const std::string& relative) {
 
 // Quick timing options so integration tests spend their time on checks, not on sampling.
 inline std::vector<std::string> quick_timing() {
-  return {"--warmup", "1", "--iters", "3"};
+  return {"--warmup", "1", "--iters", "3", "--warmup-max-ms", "0"};
 }
 
 }  // namespace dnnbench::testing

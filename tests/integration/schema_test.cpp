@@ -31,8 +31,12 @@ TEST(ResultsSchema, RunsValidateAgainstTheSchema) {
                              (dir / "broken.json").string();
   run_cli({"run", "-q", "-g", graphs, "--warmup", "0", "--iters", "2", "-o", plain});
   run_cli({"run", "-q", "-g", graphs, "--warmup", "1", "--iters", "3", "--oracle", "-o", oracle});
+  const auto cold = (dir / "cold.json").string();
+  run_cli({"run", "-q", "-g", graphs, "--iters", "2", "--cache-mode", "cold", "--latency", "--save-samples",
+           "-o", cold});
   expect_valid(plain);
   expect_valid(oracle);
+  expect_valid(cold);
 }
 
 }  // namespace

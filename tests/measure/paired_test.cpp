@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 
 namespace dnnbench {
@@ -181,6 +182,42 @@ TEST(Paired, AnEffectInsideTheControlsBandIsNotSignificant) {
   r.ci_hi = 1.07;
   judge_against_control(r, control, 0.01);
   EXPECT_TRUE(r.significant);
+
+TEST(Paired, AaFalsePositiveRateOverManyInterleavedTrialsIsAtMostTheStatedRate) {
+  // 400 synthetic A/A comparisons through run_paired, with shared drift and heavy-ish noise, and
+  // no minimum effect: the 95% CI must exclude 1 in about 5% of them (binomial sd ~1.1%).
+  std::mt19937_64 rng(31);
+  std::lognormal_distribution<double> noise(0.0, 0.03);
+  PairedLimits limits;
+  limits.min_effect = 0;
+  limits.max_rounds = 40;
+  limits.target_ci_rel = 0;  // never stop early: every trial has the same size
+  int significant = 0;
+  const int trials = 400;
+  for (int t = 0; t < trials; ++t) {
+    int round = 0;
+    auto drift = [&] { return 1.0 + 0.1 * std::sin(round++ / 5.0); };
+    const auto r =
+        run_paired([&] { return drift() * noise(rng); }, [&] { return drift() * noise(rng); }, limits);
+    significant += r.significant ? 1 : 0;
+  }
+  EXPECT_LE(significant, trials * 8 / 100) << significant << " of " << trials;
+  EXPECT_GE(significant, 1) << "a CI that never excludes 1 is too wide";
+}
+
+TEST(Paired, RunPairedDetectsATwoPercentShiftUnderNoise) {
+  std::mt19937_64 rng(32);
+  std::lognormal_distribution<double> noise(0.0, 0.02);
+  PairedLimits limits;  // defaults: the oracle's
+  limits.max_rounds = 400;
+  limits.max_time_ms = 1e9;
+  int detected = 0;
+  for (int t = 0; t < 10; ++t) {
+    const auto r = run_paired([&] { return 1.02 * noise(rng); }, [&] { return noise(rng); }, limits);
+    detected += r.significant && r.ratio > 1.0 ? 1 : 0;
+    EXPECT_NEAR(r.ratio, 1.02, 0.01);
+  }
+  EXPECT_GE(detected, 9);
 }
 
 }  // namespace

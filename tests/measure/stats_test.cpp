@@ -76,5 +76,38 @@ TEST(Stats, MedianCiCoversTheTrueMedianAtLeast95PercentOfTheTime) {
   EXPECT_LE(rate, 0.99);  // and not trivially wide
 }
 
+TEST(Stats, ExponentialDistributionQuantiles) {
+  // Exponential(rate 2): quantile q is -ln(1 - q) / 2; mean = stddev = 1/2. Skewed like timings.
+  std::mt19937_64 rng(21);
+  std::exponential_distribution<double> expo(2.0);
+  std::vector<double> samples(200000);
+  for (auto& x : samples) x = expo(rng);
+  const auto s = summarize(samples);
+  const auto q = [](double p) { return -std::log(1.0 - p) / 2.0; };
+  EXPECT_NEAR(s.mean, 0.5, 0.005);
+  EXPECT_NEAR(s.stddev, 0.5, 0.005);
+  EXPECT_NEAR(s.median, q(0.5), 0.005);
+  EXPECT_NEAR(s.p5, q(0.05), 0.002);
+  EXPECT_NEAR(s.p95, q(0.95), 0.02);
+  EXPECT_NEAR(s.p99, q(0.99), 0.05);
+  EXPECT_LT(s.median_ci_lo, q(0.5));
+  EXPECT_GT(s.median_ci_hi, q(0.5));
+  EXPECT_LT(s.median_ci_rel(), 0.01);  // 200k samples pin the median well inside 1%
+}
+
+TEST(Stats, UniformDistributionExtremesAndQuantiles) {
+  std::mt19937_64 rng(22);
+  std::uniform_real_distribution<double> u(2.0, 4.0);
+  std::vector<double> samples(100000);
+  for (auto& x : samples) x = u(rng);
+  const auto s = summarize(samples);
+  EXPECT_NEAR(s.min, 2.0, 0.001);
+  EXPECT_NEAR(s.max, 4.0, 0.001);
+  EXPECT_NEAR(s.stddev, 2.0 / std::sqrt(12.0), 0.005);
+  EXPECT_NEAR(s.p5, 2.1, 0.01);
+  EXPECT_NEAR(s.p95, 3.9, 0.01);
+  EXPECT_NEAR(s.p99, 3.98, 0.01);
+}
+
 }  // namespace
 }  // namespace dnnbench

@@ -3,6 +3,10 @@
 #include <cudnn.h>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <memory>
 #include <stdexcept>
 
 namespace dnnbench::cudnn {
@@ -41,6 +45,56 @@ std::unique_ptr<KernelTimer> CudaStream::make_kernel_timer() {
   return std::make_unique<EventTimer>(stream_);
 }
 
+namespace {
+
+// A host function on the stream that spins until released: the stream can go on only when it
+// returns. Bounded by kGateTimeout so that a gate nobody releases (or a launch queue that fills
+// while the gate holds it) can never deadlock; the measurement then merely includes launch latency.
+constexpr auto kGateTimeout = std::chrono::milliseconds(20);
+
+struct GateState {
+  std::atomic<bool> released{false};
+};
+
+void CUDART_CB wait_for_release(void* user) {
+  auto* state = static_cast<std::shared_ptr<GateState>*>(user);
+  const auto deadline = std::chrono::steady_clock::now() + kGateTimeout;
+  while (!(*state)->released.load(std::memory_order_acquire) && std::chrono::steady_clock::now() < deadline) {
+  }
+  delete state;
+}
+
+class HostFunctionGate final : public StreamGate {
+ public:
+  explicit HostFunctionGate(cudaStream_t stream) : state_(std::make_shared<GateState>()) {
+    auto* shared = new std::shared_ptr<GateState>(state_);  // owned by the host function from here
+    const auto err = cudaLaunchHostFunc(stream, wait_for_release, shared);
+    if (err != cudaSuccess) {
+      delete shared;
+      cuda_check(err, "cudaLaunchHostFunc (stream gate)");
+    }
+  }
+  HostFunctionGate(const HostFunctionGate&) = delete;
+  HostFunctionGate& operator=(const HostFunctionGate&) = delete;
+  ~HostFunctionGate() override { release(); }
+  void release() override { state_->released.store(true, std::memory_order_release); }
+
+ private:
+  std::shared_ptr<GateState> state_;
+};
+
+}  // namespace
+
+std::unique_ptr<StreamGate> CudaStream::make_gate() {
+  if (!stream_) return nullptr;
+  return std::make_unique<HostFunctionGate>(stream_);
+}
+
+std::unique_ptr<CacheFlusher> CudaStream::make_cache_flusher() {
+  if (!stream_) return nullptr;
+  return std::make_unique<L2Flusher>(stream_);
+}
+
 cudaStream_t cuda_stream_of(Stream& stream) {
   auto* cuda = dynamic_cast<CudaStream*>(&stream);
   if (!cuda) throw std::invalid_argument("the cudnn provider runs only on streams it made");
@@ -70,6 +124,32 @@ double EventTimer::elapsed_ms() {
   float ms = 0;
   cuda_check(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
   return ms;
+}
+
+L2Flusher::L2Flusher(cudaStream_t stream) : stream_(stream) {
+  int device = 0, l2 = 0;
+  cuda_check(cudaGetDevice(&device), "cudaGetDevice");
+  cuda_check(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device), "cudaDeviceGetAttribute(L2 size)");
+  l2_bytes_ = static_cast<std::size_t>(l2);
+  // Twice the L2: its replacement policy is not LRU, so one pass of exactly its size can leave
+  // some of the plan's lines resident (nvbench's l2flush writes the L2's size; we pay 2x for margin).
+  bytes_ = 2 * std::max<std::size_t>(l2_bytes_, 1u << 20);
+  cuda_check(cudaMalloc(&buffer_, bytes_), fmt::format("cudaMalloc of {} bytes for the L2 flush", bytes_));
+}
+
+L2Flusher::~L2Flusher() {
+  if (buffer_) cudaFree(buffer_);
+}
+
+void L2Flusher::flush() {
+  // A different byte each pass, so no layer can skip a write of unchanged data.
+  cuda_check(cudaMemsetAsync(buffer_, static_cast<int>(++pass_ & 0xff), bytes_, stream_),
+             "cudaMemsetAsync (L2 flush)");
+}
+
+std::string L2Flusher::description() const {
+  return fmt::format("cudaMemsetAsync of {} MiB (2x the {} MiB L2) on the stream", bytes_ >> 20,
+                     l2_bytes_ >> 20);
 }
 
 DeviceMemory::DeviceMemory(std::size_t bytes) : bytes_(bytes) {
@@ -109,6 +189,9 @@ std::vector<std::pair<std::string, std::string>> device_description() {
   cudaDeviceGetAttribute(&mem_clock_khz, cudaDevAttrMemoryClockRate, device);
   props.emplace_back("device", p.name);
   props.emplace_back("device_index", std::to_string(device));
+  char pci_bus_id[32] = {};
+  if (cudaDeviceGetPCIBusId(pci_bus_id, sizeof pci_bus_id, device) == cudaSuccess)
+    props.emplace_back("pci_bus_id", pci_bus_id);
   props.emplace_back("compute_capability", fmt::format("{}.{}", p.major, p.minor));
   props.emplace_back("sm_count", std::to_string(p.multiProcessorCount));
   props.emplace_back("memory_bytes", std::to_string(p.totalGlobalMem));

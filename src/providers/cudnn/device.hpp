@@ -28,6 +28,8 @@ class CudaStream final : public Stream {
   ~CudaStream() override;
   void synchronize() override;
   std::unique_ptr<KernelTimer> make_kernel_timer() override;
+  std::unique_ptr<CacheFlusher> make_cache_flusher() override;
+  std::unique_ptr<StreamGate> make_gate() override;
   cudaStream_t get() const { return stream_; }
 
  private:
@@ -51,6 +53,25 @@ class EventTimer final : public KernelTimer {
  private:
   cudaStream_t stream_;
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
+};
+
+// Flushes the GPU's L2 by a cudaMemsetAsync over a buffer twice the L2's size on the stream
+// (cudaDevAttrL2CacheSize), so a cold sample finds none of the plan's data in L2. Enqueued before
+// the start event, so it never counts in the kernel time.
+class L2Flusher final : public CacheFlusher {
+ public:
+  explicit L2Flusher(cudaStream_t stream);
+  L2Flusher(const L2Flusher&) = delete;
+  L2Flusher& operator=(const L2Flusher&) = delete;
+  ~L2Flusher() override;
+  void flush() override;
+  std::string description() const override;
+
+ private:
+  cudaStream_t stream_;
+  void* buffer_ = nullptr;
+  std::size_t bytes_ = 0, l2_bytes_ = 0;
+  unsigned pass_ = 0;
 };
 
 class DeviceMemory final : public DeviceBuffer {

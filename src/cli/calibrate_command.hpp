@@ -1,0 +1,23 @@
+#pragma once
+// `dnnbench calibrate`: this machine's noise floor (run/calibration.hpp), printed as a table and
+// written to a file that later runs record in their metadata.
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+#include "run/run_options.hpp"
+
+namespace dnnbench {
+
+struct CalibrateCommand {
+  std::vector<std::string> graphs, providers;
+  std::int64_t repeats = 5;
+  std::string calibration_file;  // empty: the default path
+  RunOptions options;
+};
+
+void add_calibrate_options(CLI::App& app, CalibrateCommand& command);
+int execute_calibrate(CalibrateCommand& command);
+
+}  // namespace dnnbench

@@ -1,0 +1,159 @@
+#include "measure/clock_sampler.hpp"
+
+#include <dlfcn.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+
+namespace dnnbench {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// The few NVML entry points used, declared here with NVML's C ABI (nvml.h is not needed to
+// build): the handle is opaque, every call returns 0 on success.
+using NvmlDevice = void*;
+using NvmlInit = int (*)();
+using NvmlShutdown = int (*)();
+using NvmlByIndex = int (*)(unsigned, NvmlDevice*);
+using NvmlByPciBusId = int (*)(const char*, NvmlDevice*);
+using NvmlClockInfo = int (*)(NvmlDevice, int, unsigned*);
+using NvmlTemperature = int (*)(NvmlDevice, int, unsigned*);
+using NvmlPowerUsage = int (*)(NvmlDevice, unsigned*);
+constexpr int kNvmlClockSm = 1, kNvmlClockMem = 2, kNvmlTemperatureGpu = 0;
+
+class NvmlClockSource final : public ClockSource {
+ public:
+  ~NvmlClockSource() override {
+    if (shutdown_) shutdown_();
+    if (library_) dlclose(library_);
+  }
+  // False when the library, a symbol or the device is missing.
+  bool open(const std::string& pci_bus_id) {
+    library_ = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!library_) return false;
+    auto init = symbol<NvmlInit>("nvmlInit_v2");
+    shutdown_ = symbol<NvmlShutdown>("nvmlShutdown");
+    auto by_index = symbol<NvmlByIndex>("nvmlDeviceGetHandleByIndex_v2");
+    auto by_bus = symbol<NvmlByPciBusId>("nvmlDeviceGetHandleByPciBusId_v2");
+    clock_ = symbol<NvmlClockInfo>("nvmlDeviceGetClockInfo");
+    temperature_ = symbol<NvmlTemperature>("nvmlDeviceGetTemperature");
+    power_ = symbol<NvmlPowerUsage>("nvmlDeviceGetPowerUsage");
+    if (!init || !shutdown_ || !by_index || !clock_ || init() != 0) {
+      shutdown_ = nullptr;
+      return false;
+    }
+    if (!pci_bus_id.empty() && by_bus && by_bus(pci_bus_id.c_str(), &device_) == 0) {
+      name_ = pci_bus_id;
+      return true;
+    }
+    name_ = "index 0";
+    return by_index(0, &device_) == 0;
+  }
+  ClockReading read() override {
+    ClockReading r{kNaN, kNaN, kNaN, kNaN};
+    unsigned value = 0;
+    if (clock_(device_, kNvmlClockSm, &value) == 0) r.sm_mhz = value;
+    if (clock_(device_, kNvmlClockMem, &value) == 0) r.mem_mhz = value;
+    if (temperature_ && temperature_(device_, kNvmlTemperatureGpu, &value) == 0) r.temperature_c = value;
+    if (power_ && power_(device_, &value) == 0) r.power_w = value / 1000.0;  // NVML reports mW
+    return r;
+  }
+  std::string description() const override { return fmt::format("NVML, device {}", name_); }
+
+ private:
+  template <typename F>
+  F symbol(const char* name) {
+    return reinterpret_cast<F>(dlsym(library_, name));
+  }
+  void* library_ = nullptr;
+  NvmlShutdown shutdown_ = nullptr;
+  NvmlClockInfo clock_ = nullptr;
+  NvmlTemperature temperature_ = nullptr;
+  NvmlPowerUsage power_ = nullptr;
+  NvmlDevice device_ = nullptr;
+  std::string name_;
+};
+
+std::optional<MinMaxMean> range_of(const std::vector<ClockReading>& readings, double ClockReading::*field) {
+  MinMaxMean r{std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(), 0};
+  std::int64_t n = 0;
+  for (const auto& reading : readings) {
+    const double v = reading.*field;
+    if (std::isnan(v)) continue;
+    r.min = std::min(r.min, v);
+    r.max = std::max(r.max, v);
+    r.mean += v;
+    ++n;
+  }
+  if (n == 0) return std::nullopt;
+  r.mean /= static_cast<double>(n);
+  return r;
+}
+
+}  // namespace
+
+ClockSummary summarize_clocks(const std::vector<ClockReading>& readings, double sm_tolerance) {
+  ClockSummary s;
+  s.readings = static_cast<std::int64_t>(readings.size());
+  s.sm_mhz = range_of(readings, &ClockReading::sm_mhz);
+  s.mem_mhz = range_of(readings, &ClockReading::mem_mhz);
+  s.temperature_c = range_of(readings, &ClockReading::temperature_c);
+  s.power_w = range_of(readings, &ClockReading::power_w);
+  if (s.sm_mhz && s.sm_mhz->max > 0)
+    s.clock_unstable = (s.sm_mhz->max - s.sm_mhz->min) / s.sm_mhz->max > sm_tolerance;
+  return s;
+}
+
+std::unique_ptr<ClockSource> open_nvml_clock_source(const std::string& pci_bus_id) {
+  auto source = std::make_unique<NvmlClockSource>();
+  if (!source->open(pci_bus_id)) return nullptr;
+  return source;
+}
+
+ClockSampler::ClockSampler(ClockSource& source, double period_ms) : source_(source), period_ms_(period_ms) {}
+
+ClockSampler::~ClockSampler() {
+  if (running_) stop();
+}
+
+void ClockSampler::start() {
+  if (running_) return;
+  {
+    std::lock_guard lock(mutex_);
+    readings_.clear();
+    readings_.push_back(source_.read());
+  }
+  running_ = true;
+  thread_ = std::thread([this] { loop(); });
+}
+
+std::vector<ClockReading> ClockSampler::stop() {
+  if (running_) {
+    running_ = false;
+    thread_.join();
+  }
+  std::lock_guard lock(mutex_);
+  readings_.push_back(source_.read());
+  return readings_;
+}
+
+double ClockSampler::latest_sm_mhz() const {
+  std::lock_guard lock(mutex_);
+  return readings_.empty() ? kNaN : readings_.back().sm_mhz;
+}
+
+void ClockSampler::loop() {
+  const auto period = std::chrono::duration<double, std::milli>(period_ms_);
+  while (running_) {
+    std::this_thread::sleep_for(period);
+    const auto reading = source_.read();
+    std::lock_guard lock(mutex_);
+    readings_.push_back(reading);
+  }
+}
+
+}  // namespace dnnbench

@@ -1,0 +1,31 @@
+#pragma once
+// What a GPU's clocks, temperature and power did during one row's measurement (read by
+// measure/clock_sampler.hpp; recorded in the row's timing).
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace dnnbench {
+
+// One reading; a field the device does not report stays NaN.
+struct ClockReading {
+  double sm_mhz, mem_mhz, temperature_c, power_w;
+};
+
+struct MinMaxMean {
+  double min = 0, max = 0, mean = 0;
+};
+
+// Summary of one row's readings.
+struct ClockSummary {
+  std::int64_t readings = 0;
+  std::optional<MinMaxMean> sm_mhz, mem_mhz, temperature_c, power_w;
+  // The SM clock's (max - min) / max exceeded the tolerance: the row's samples were taken at
+  // different clocks and its spread is partly the clock's.
+  bool clock_unstable = false;
+};
+
+// Summarizes readings; `sm_tolerance` is the relative SM clock movement still called stable.
+ClockSummary summarize_clocks(const std::vector<ClockReading>& readings, double sm_tolerance);
+
+}  // namespace dnnbench

@@ -1,0 +1,42 @@
+#pragma once
+// Warm-up by time until steady (not by a fixed count): a GPU reaches its power cap, and its SM
+// clock settles 13-27% under boost, only after some sustained load (shared/reference/ANCHORS.md),
+// and a CPU's caches, page tables and frequency settle too. Samples are grouped in windows;
+// the state is steady when the medians of the last few windows (and their mean SM clocks, when
+// sampled) agree within a tolerance. A time cap bounds the search.
+#include <cstdint>
+#include <vector>
+
+namespace dnnbench {
+
+struct SteadyStateLimits {
+  std::int64_t window_samples = 5;  // a median of 5 ignores one or two outliers per window
+  std::int64_t windows = 3;         // three windows agreeing rules out a slow monotone drift
+  double tolerance = 0.01;          // window medians within ±1% of each other
+  double clock_tolerance = 0.02;    // window SM clocks within 2% (NVML reports in ~15 MHz steps)
+  double max_ms = 500;              // --warmup-max-ms: give up (not steady) after this much sampling
+};
+
+class SteadyStateDetector {
+ public:
+  explicit SteadyStateDetector(SteadyStateLimits limits) : limits_(limits) {}
+  // One warm-up sample of `sample_ms`; `sm_mhz` is the SM clock read meanwhile (NaN: none).
+  void add(double sample_ms, double sm_mhz);
+  bool steady() const { return steady_; }
+  bool finished() const { return steady_ || elapsed_ms_ >= limits_.max_ms; }
+  std::int64_t samples() const { return samples_; }
+  double elapsed_ms() const { return elapsed_ms_; }
+
+ private:
+  SteadyStateLimits limits_;
+  std::vector<double> window_, window_clock_;
+  std::vector<double> medians_, clocks_;  // one per finished window
+  std::int64_t samples_ = 0;
+  double elapsed_ms_ = 0;
+  bool steady_ = false;
+};
+
+// (max - min) / min of the last `count` values (infinity when fewer).
+double relative_spread_of_last(const std::vector<double>& values, std::int64_t count);
+
+}  // namespace dnnbench

@@ -1,0 +1,100 @@
+// Integration tests of the measurement method: cache modes, latency, forced batches, and
+// `dnnbench calibrate` with its noise floor recorded by later runs.
+#include <gtest/gtest.h>
+
+#include "cli_runner.hpp"
+
+namespace dnnbench::testing {
+namespace {
+
+using nlohmann::json;
+
+const std::string kConv = "graphs/samples/conv_fwd_2d_nhwc_fp32.json";
+
+json run_one(std::vector<std::string> flags, const TempDir& dir) {
+  const auto out = (dir / "r.json").string();
+  std::vector<std::string> args = {"run", "-q", "-g", source_path(kConv), "--provider", "onednn", "-o", out};
+  for (const auto& a : quick_timing()) args.push_back(a);
+  args.insert(args.end(), flags.begin(), flags.end());
+  const auto r = run_cli(args);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  return json::parse(read_text(out));
+}
+
+TEST(Measurement, ColdRowsFlushTheLlcBeforeEverySingleExecution) {
+  TempDir dir;
+  const auto doc = run_one({"--cache-mode", "cold"}, dir);
+  EXPECT_EQ(doc["metadata"]["options"]["cache_mode"], "cold");
+  const auto& rows = doc["graphs"][0]["results"];
+  ASSERT_FALSE(rows.empty());
+  for (const auto& row : rows) {
+    if (row["status"] != "success") continue;
+    const auto& t = row["timing"];
+    EXPECT_EQ(t["cache_mode"], "cold");
+    EXPECT_EQ(t["batch"], 1);
+    EXPECT_NE(t["method"].get<std::string>().find("+cold-flush"), std::string::npos) << t["method"];
+    EXPECT_NE(t["cache_flush"].get<std::string>().find("LLC"), std::string::npos) << t["cache_flush"];
+    EXPECT_TRUE(t["clocks"].is_null());  // a host provider has no GPU sensors
+  }
+}
+
+TEST(Measurement, HotIsTheDefaultAndLatencyIsRecorded) {
+  TempDir dir;
+  const auto hot = run_one({}, dir);
+  const auto& t = hot["graphs"][0]["results"][0]["timing"];
+  EXPECT_EQ(t["cache_mode"], "hot");
+  EXPECT_EQ(t["meaning"], "throughput");
+  EXPECT_TRUE(t["cache_flush"].is_null());
+  const auto latency = run_one({"--latency", "--latency-idle-ms", "1", "--batch", "1"}, dir);
+  const auto& l = latency["graphs"][0]["results"][0]["timing"];
+  EXPECT_EQ(l["meaning"], "latency");
+  EXPECT_NE(l["method"].get<std::string>().find("idle-gap(1 ms)"), std::string::npos) << l["method"];
+  EXPECT_EQ(latency["metadata"]["options"]["batch"], 1);
+}
+
+TEST(Measurement, BadMeasurementFlagsExitTwo) {
+  for (const auto& flags : std::vector<std::vector<std::string>>{
+           {"--cache-mode", "warm"}, {"--batch", "0"}, {"--clock-tolerance", "2"}}) {
+    std::vector<std::string> args = {"run", "-g", source_path(kConv)};
+    args.insert(args.end(), flags.begin(), flags.end());
+    const auto r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 2) << flags[0] << ": " << r.err;
+    EXPECT_NE(r.err.find(flags[0]), std::string::npos) << r.err;
+  }
+}
+
+TEST(Calibrate, WritesTheNoiseFloorThatRunsRecord) {
+  TempDir dir;
+  const auto file = (dir / "cal" / "calibration.json").string();
+  const auto r = run_cli({"calibrate", "--provider", "onednn", "--repeats", "2", "--max-time-ms", "20",
+                          "--warmup-max-ms", "0", "--calibration-file", file});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  // Short or long by the medians, which a loaded machine can stretch: only the line is checked.
+  EXPECT_NE(r.out.find("noise floor, "), std::string::npos) << r.out;
+  const auto cal = json::parse(read_text(file));
+  EXPECT_EQ(cal["repeats"], 2);
+  ASSERT_EQ(cal["entries"].size(), 2u);
+  for (const auto& e : cal["entries"]) {
+    EXPECT_TRUE(e["error"].is_null()) << e["error"];
+    EXPECT_EQ(e["medians_ms"].size(), 2u);
+    EXPECT_GE(e["spread"].get<double>(), 0);
+  }
+  const auto doc = run_one({"--calibration-file", file}, dir);
+  EXPECT_EQ(doc["metadata"]["noise_floor"]["file"], file);
+  EXPECT_EQ(doc["metadata"]["noise_floor"]["repeats"], 2);
+  const auto without = run_one({"--calibration-file", (dir / "absent.json").string()}, dir);
+  EXPECT_TRUE(without["metadata"]["noise_floor"].is_null());
+}
+
+TEST(Calibrate, ABrokenGraphIsOneLineNamingTheFile) {
+  TempDir dir;
+  std::ofstream(dir / "broken.json") << "{\"name\": ";
+  const auto r = run_cli({"calibrate", "--provider", "onednn", "-g", (dir / "broken.json").string(),
+                          "--calibration-file", (dir / "c.json").string()});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("broken.json"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "c.json"));
+}
+
+}  // namespace
+}  // namespace dnnbench::testing

@@ -1,0 +1,63 @@
+#include "measure/clock_sampler.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <thread>
+
+namespace dnnbench {
+namespace {
+
+const double kNaN = std::nan("");
+
+TEST(ClockSummary, RangesIgnoreMissingFieldsAndFlagAMovingClock) {
+  const std::vector<ClockReading> readings = {
+      {1980, 2619, 40, kNaN}, {1800, 2619, 45, kNaN}, {1755, 2619, 50, kNaN}};
+  const auto s = summarize_clocks(readings, 0.02);
+  EXPECT_EQ(s.readings, 3);
+  ASSERT_TRUE(s.sm_mhz);
+  EXPECT_DOUBLE_EQ(s.sm_mhz->min, 1755);
+  EXPECT_DOUBLE_EQ(s.sm_mhz->max, 1980);
+  EXPECT_DOUBLE_EQ(s.temperature_c->mean, 45);
+  EXPECT_FALSE(s.power_w);  // never reported
+  EXPECT_TRUE(s.clock_unstable);
+}
+
+TEST(ClockSummary, ASteadyClockIsNotFlagged) {
+  const auto s = summarize_clocks({{1440, 2619, 60, 690}, {1455, 2619, 61, 699}}, 0.02);
+  EXPECT_FALSE(s.clock_unstable);
+  EXPECT_DOUBLE_EQ(s.power_w->max, 699);
+}
+
+class CountingSource final : public ClockSource {
+ public:
+  ClockReading read() override {
+    ++reads;
+    return {1000.0 + reads, kNaN, kNaN, kNaN};
+  }
+  std::string description() const override { return "counting"; }
+  std::atomic<int> reads{0};
+};
+
+TEST(ClockSampler, ReadsAtBothEndsAndInBetween) {
+  CountingSource source;
+  ClockSampler sampler(source, 1);
+  sampler.start();
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  EXPECT_GT(sampler.latest_sm_mhz(), 1000);
+  const auto readings = sampler.stop();
+  EXPECT_GE(readings.size(), 3u);  // start, at least one in between, stop
+  EXPECT_EQ(static_cast<int>(readings.size()), source.reads.load());
+}
+
+TEST(ClockSampler, NvmlIsOptional) {
+  // Absent on a machine without an NVIDIA driver: then nullptr, never an exception.
+  auto source = open_nvml_clock_source("0000:00:00.0");
+  if (source) {
+    EXPECT_FALSE(source->description().empty());
+  }
+}
+
+}  // namespace
+}  // namespace dnnbench

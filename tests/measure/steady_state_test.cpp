@@ -1,0 +1,72 @@
+#include "measure/steady_state.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+namespace dnnbench {
+namespace {
+
+const double kNoClock = std::nan("");
+
+TEST(SteadyState, ConstantTimingsAreSteadyAfterThreeWindows) {
+  SteadyStateDetector d({});
+  int n = 0;
+  while (!d.finished()) d.add(1.0, kNoClock), ++n;
+  EXPECT_TRUE(d.steady());
+  EXPECT_EQ(n, 15);  // 3 windows of 5
+}
+
+TEST(SteadyState, SettlesAfterATransient) {
+  // A card that starts at boost (fast) and slows to its power-capped clock over 40 samples.
+  SteadyStateLimits limits;
+  limits.max_ms = 1e9;
+  SteadyStateDetector d(limits);
+  std::mt19937_64 rng(2);
+  std::normal_distribution<double> noise(0.0, 0.001);
+  int n = 0;
+  while (!d.finished()) {
+    const double slowdown = n < 40 ? 0.8 + 0.2 * n / 40.0 : 1.0;
+    d.add(slowdown * (1.0 + noise(rng)), kNoClock);
+    ++n;
+  }
+  EXPECT_TRUE(d.steady());
+  EXPECT_GE(n, 40);
+  EXPECT_LE(n, 60);
+}
+
+TEST(SteadyState, SteadyDriftIsNeverSteadyAndStopsAtTheTimeCap) {
+  SteadyStateLimits limits;
+  limits.max_ms = 100;
+  SteadyStateDetector d(limits);
+  double t = 1.0;
+  while (!d.finished()) d.add(t *= 1.01, kNoClock);  // 1% slower each sample
+  EXPECT_FALSE(d.steady());
+  EXPECT_GE(d.elapsed_ms(), 100);
+}
+
+TEST(SteadyState, AMovingClockBlocksSteadiness) {
+  SteadyStateLimits limits;
+  limits.max_ms = 60;
+  SteadyStateDetector d(limits);
+  double clock = 1980;
+  while (!d.finished()) d.add(1.0, clock -= 10);  // timings flat, SM clock falling
+  EXPECT_FALSE(d.steady());
+}
+
+TEST(SteadyState, ZeroBudgetFinishesAtOnce) {
+  SteadyStateLimits limits;
+  limits.max_ms = 0;
+  SteadyStateDetector d(limits);
+  EXPECT_TRUE(d.finished());
+  EXPECT_FALSE(d.steady());
+}
+
+TEST(SteadyState, RelativeSpreadOfLast) {
+  EXPECT_TRUE(std::isinf(relative_spread_of_last({1.0, 2.0}, 3)));
+  EXPECT_NEAR(relative_spread_of_last({5.0, 1.0, 1.01, 1.0}, 3), 0.01, 1e-12);
+}
+
+}  // namespace
+}  // namespace dnnbench

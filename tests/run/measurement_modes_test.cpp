@@ -1,0 +1,132 @@
+// The measurement modes of a row (cache mode, latency, forced batch, steady-state warm-up) and
+// calibration, on the reference provider (always built, host-timed).
+#include <gtest/gtest.h>
+
+#include "../support/graph_builder.hpp"
+#include "graph/validate.hpp"
+#include "providers/registry.hpp"
+#include "run/calibration.hpp"
+#include "run/graph_data.hpp"
+#include "run/row_runner.hpp"
+
+namespace dnnbench {
+namespace {
+
+Graph relu_graph() {
+  testing::GraphBuilder b("relu");
+  const auto x = b.tensor("x", {64, 64});
+  const auto y = b.tensor("y", {64, 64});
+  PointwiseParams relu;
+  relu.op = PointwiseOp::relu;
+  b.node("PointwiseAttributes", OpKind::pointwise, {{"in_0", x}}, {{"out_0", y}}, relu);
+  return b.build();
+}
+
+RowResult run_reference_row(const RunOptions& options) {
+  auto provider = make_provider("reference");
+  auto stream = provider->make_stream();
+  const auto graph = relu_graph();
+  GraphData data(graph, 1);
+  const auto engines = provider->engines(graph);
+  return run_row(data, *provider, *stream, engines.at(0), options);
+}
+
+RunOptions quick_options() {
+  RunOptions options;
+  options.iters = 5;
+  options.warmup = 1;
+  options.measure.steady.max_ms = 0;
+  return options;
+}
+
+TEST(MeasurementModes, HotThroughputIsTheDefault) {
+  const auto row = run_reference_row(quick_options());
+  ASSERT_EQ(row.status, RowStatus::success) << row.error_message.value_or("");
+  EXPECT_EQ(row.timing->cache_mode, "hot");
+  EXPECT_EQ(row.timing->meaning, "throughput");
+  EXPECT_TRUE(row.timing->cache_flush.empty());
+  EXPECT_FALSE(row.timing->clocks);  // host provider: no GPU sensors
+  EXPECT_EQ(row.timing->warmup, 1);
+}
+
+TEST(MeasurementModes, ColdFlushesBeforeEverySingleExecution) {
+  auto options = quick_options();
+  options.measure.cache_mode = CacheMode::cold;
+  const auto row = run_reference_row(options);
+  ASSERT_EQ(row.status, RowStatus::success) << row.error_message.value_or("");
+  EXPECT_EQ(row.timing->cache_mode, "cold");
+  EXPECT_EQ(row.timing->batch, 1);
+  EXPECT_NE(row.timing->method.find("+cold-flush"), std::string::npos) << row.timing->method;
+  EXPECT_NE(row.timing->cache_flush.find("LLC"), std::string::npos) << row.timing->cache_flush;
+  // Flushing happens outside the timed region: the wall time holds it, the timed time does not.
+  EXPECT_GT(row.timing->wall_ms, row.timing->elapsed_ms);
+}
+
+TEST(MeasurementModes, LatencyIdlesBeforeEachExecution) {
+  auto options = quick_options();
+  options.measure.latency = true;
+  options.measure.latency_idle_ms = 3;
+  const auto row = run_reference_row(options);
+  ASSERT_EQ(row.status, RowStatus::success) << row.error_message.value_or("");
+  EXPECT_EQ(row.timing->meaning, "latency");
+  EXPECT_EQ(row.timing->batch, 1);
+  EXPECT_NE(row.timing->method.find("idle-gap(3 ms)"), std::string::npos) << row.timing->method;
+  EXPECT_GE(row.timing->wall_ms, 5 * 3.0);
+}
+
+TEST(MeasurementModes, ForcedBatchIsUsed) {
+  auto options = quick_options();
+  options.measure.batch = 4;
+  const auto row = run_reference_row(options);
+  ASSERT_EQ(row.status, RowStatus::success) << row.error_message.value_or("");
+  EXPECT_EQ(row.timing->batch, 4);
+  EXPECT_EQ(row.host_stats->n, 5);
+}
+
+TEST(MeasurementModes, SteadyStateWarmUpRunsPastTheMinimum) {
+  auto options = quick_options();
+  options.measure.steady.max_ms = 200;
+  const auto row = run_reference_row(options);
+  ASSERT_EQ(row.status, RowStatus::success) << row.error_message.value_or("");
+  // At least the minimum and three windows of five (steady) or until 200 ms were spent.
+  EXPECT_GE(row.timing->warmup, 1 + 15);
+  EXPECT_GT(row.timing->warmup_ms, 0);
+}
+
+TEST(Calibration, SpreadIsMaxOverMinMinusOne) {
+  EXPECT_DOUBLE_EQ(spread_of({}), 0);
+  EXPECT_DOUBLE_EQ(spread_of({2.0}), 0);
+  EXPECT_NEAR(spread_of({1.0, 1.01, 0.99, 1.0}), 0.02 / 0.99, 1e-12);
+}
+
+TEST(Calibration, DefaultGraphsAreValidConvolutions) {
+  for (bool device : {false, true}) {
+    const auto graphs = default_calibration_graphs(device);
+    ASSERT_EQ(graphs.size(), 2u);
+    for (auto g : graphs) EXPECT_NO_THROW(validate_graph(g)) << g.name;
+  }
+}
+
+TEST(Calibration, RepeatsTheSamePlanAndReportsItsSpread) {
+  RunOptions options = quick_options();
+  const auto calibration = run_calibration({relu_graph()}, {"reference"}, options, 3);
+  ASSERT_EQ(calibration.entries.size(), 1u);
+  const auto& e = calibration.entries[0];
+  ASSERT_FALSE(e.error) << *e.error;
+  EXPECT_EQ(e.medians_ms.size(), 3u);
+  EXPECT_GE(e.spread, 0);
+  // Short or long by its median (which a loaded machine can push past 0.1 ms): the worst spread of
+  // that kind is this entry's, the other kind has none.
+  const bool is_short = e.kind == "short";
+  ASSERT_TRUE(is_short || e.kind == "long") << e.kind;
+  const auto& mine = is_short ? calibration.short_spread : calibration.long_spread;
+  const auto& other = is_short ? calibration.long_spread : calibration.short_spread;
+  ASSERT_TRUE(mine);
+  EXPECT_DOUBLE_EQ(*mine, e.spread);
+  EXPECT_FALSE(other);
+  const auto j = calibration_to_json(calibration);
+  EXPECT_EQ(noise_floor_summary(j, "x.json")[is_short ? "short_spread" : "long_spread"], e.spread);
+}
+
+}  // namespace
+}  // namespace dnnbench
