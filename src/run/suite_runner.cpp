@@ -12,6 +12,7 @@
 #include "providers/registry.hpp"
 #include "run/graph_data.hpp"
 #include "run/graph_loader.hpp"
+#include "run/memory_budget.hpp"
 #include "run/oracle.hpp"
 #include "run/row_runner.hpp"
 #include "tensor/npy.hpp"
@@ -75,6 +76,10 @@ void run_graph(GraphResult& result, const Graph& graph, std::vector<ProviderSlot
   }
   for (auto& slot : providers) {
     auto& provider = *slot.provider;
+    if (const auto refusal = device_budget_refusal(graph, options, provider); !refusal.empty()) {
+      add(skipped_row(&data, provider.name(), refusal));
+      continue;
+    }
     std::vector<EngineInfo> offered;
     try {
       offered = provider.engines(graph);
