@@ -15,12 +15,16 @@
 #include "graph/validate.hpp"
 #include "run/graph_data.hpp"
 #include "run/graph_loader.hpp"
+#include "run/memory_budget.hpp"
 
 namespace {
 
 // Small enough that one input runs in well under a millisecond.
 constexpr std::int64_t kMaxGraphBytes = 64 << 10;
 constexpr double kMaxReferenceFlops = 1e5;
+// The memory budget the tool applies before it allocates (virtual intermediates included, which
+// --max-graph-bytes does not count): a graph over it is refused, so the reference never runs.
+constexpr std::int64_t kMaxMemory = 1 << 20;
 
 [[noreturn]] void fail(const std::string& what) {
   std::fprintf(stderr, "graph fuzz: %s\n", what.c_str());
@@ -57,6 +61,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // Anything other than InputError escapes and libFuzzer reports it as a crash.
   const GraphCost cost = graph_cost(graph);
   (void)canonical_graph_content(text);
+  RunOptions options;
+  options.max_memory = kMaxMemory;
+  if (!host_budget_refusal(graph, options).empty()) return 0;
   if (!graph.unsupported_types().empty() || cost.flops > kMaxReferenceFlops) return 0;
   GraphData graph_data(graph, /*seed=*/1);
   (void)graph_data.reference();
