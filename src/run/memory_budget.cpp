@@ -91,9 +91,10 @@ std::string host_budget_refusal(const Graph& graph, const RunOptions& options) {
   return refusal(
       "host", needed,
       fmt::format("inputs {}, fp64 reference of every tensor {}, {} plan cop{} of inputs and outputs "
-                  "{} each",
+                  "{} each, fp64 outputs checked {} each",
                   describe_bytes(bytes.inputs), describe_bytes(bytes.reference), plans,
-                  plans == 1 ? "y" : "ies", describe_bytes(bytes.storage())),
+                  plans == 1 ? "y" : "ies", describe_bytes(bytes.storage()),
+                  describe_bytes(bytes.output_values)),
       *allowed);
 }
 

@@ -79,7 +79,8 @@ TEST(MemoryBudget, HostRefusalGivesNeededAndAllowedBytes) {
   EXPECT_EQ(host_budget_refusal(g, options),
             "the graph needs 2.25 MiB (2359296 bytes) of host memory (inputs 0.25 MiB (262144 bytes), fp64 "
             "reference of every tensor 1.00 MiB (1048576 bytes), 1 plan copy of inputs and outputs 0.50 MiB "
-            "(524288 bytes) each), over the allowed 2.25 MiB (2359295 bytes) (--max-memory)");
+            "(524288 bytes) each, fp64 outputs checked 0.50 MiB (524288 bytes) each), over the allowed 2.25 "
+            "MiB (2359295 bytes) (--max-memory)");
   options.oracle.enabled = true;  // the paired re-timing holds two plans
   options.max_memory = host_bytes_needed(g, 1);
   EXPECT_NE(host_budget_refusal(g, options).find("2 plan copies"), std::string::npos);
