@@ -196,6 +196,11 @@ void add_run_options(CLI::App& app, RunCommand& c) {
   app.add_option("--max-graph-bytes", c.options.limits.max_graph_bytes,
                  "Refuse graphs whose tensors need more bytes than this")
       ->check(CLI::PositiveNumber);
+  app.add_option("--max-memory", c.max_memory,
+                 "Refuse graphs that need more host (or device) memory than this, e.g. 16GiB "
+                 "(default: 80% of the free host memory, 90% of the free device memory)")
+      ->transform(CLI::AsSizeValue(false))
+      ->check(CLI::PositiveNumber);
   app.add_flag("-v,--verbose", c.verbose, "Print a detailed block per row");
   app.add_flag("-q,--quiet", c.quiet, "Print nothing but errors and the summary");
   app.add_option("--progress", c.progress,
@@ -248,6 +253,7 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
   options.graph_arguments = c.graphs;
   if (!c.output.empty()) options.output_path = c.output;
   if (c.iters > 0) options.iters = c.iters;
+  if (c.max_memory > 0) options.max_memory = c.max_memory;
   if (c.rtol >= 0) options.rtol = c.rtol;
   if (c.atol >= 0) options.atol = c.atol;
   if (!c.dump_tensors.empty()) options.dump_tensors_dir = c.dump_tensors;

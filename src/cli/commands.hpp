@@ -25,7 +25,8 @@ struct RunCommand {
   std::vector<std::string> graphs;
   std::vector<std::string> providers, engines;
   RunOptions options;
-  std::int64_t iters = 0;  // 0: adaptive
+  std::int64_t iters = 0;       // 0: adaptive
+  std::int64_t max_memory = 0;  // 0: a safe fraction of the free memory (run/memory_budget.hpp)
   double rtol = -1, atol = -1;
   std::string output, dump_tensors;
   bool verbose = false, quiet = false;

@@ -208,6 +208,7 @@ class RecipeParser {
         {"save_samples", [](P& p, const S& k, const N& n) { p.recipe_.save_samples = p.boolean(k, n); }},
         {"max_graph_bytes",
          [](P& p, const S& k, const N& n) { p.recipe_.max_graph_bytes = p.integer(k, n, 1); }},
+        {"max_memory", [](P& p, const S& k, const N& n) { p.recipe_.max_memory = p.integer(k, n, 1); }},
         {"max_archive_entry_bytes",
          [](P& p, const S& k, const N& n) { p.recipe_.max_archive_entry_bytes = p.integer(k, n, 1); }},
         {"max_archive_bytes",
@@ -282,6 +283,7 @@ void apply_recipe(const Recipe& r, RunCommand& c, const CLI::App& app) {
   take("--dump-tensors", r.dump_tensors, c.dump_tensors);
   take("--save-samples", r.save_samples, c.options.save_samples);
   take("--max-graph-bytes", r.max_graph_bytes, c.options.limits.max_graph_bytes);
+  take("--max-memory", r.max_memory, c.max_memory);
   if (r.max_archive_entry_bytes && from_recipe("--max-archive-entry-bytes"))
     c.options.archive.max_entry_bytes = static_cast<std::uint64_t>(*r.max_archive_entry_bytes);
   if (r.max_archive_bytes && from_recipe("--max-archive-bytes"))

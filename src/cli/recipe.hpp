@@ -28,7 +28,7 @@ struct Recipe {
   std::filesystem::path path;
   std::optional<std::vector<std::string>> graphs, providers, engines, skip_engines, ops;
   std::vector<EngineChoice> engine_matrix;
-  std::optional<std::int64_t> warmup, iters, min_iters, max_iters, max_graph_bytes;
+  std::optional<std::int64_t> warmup, iters, min_iters, max_iters, max_graph_bytes, max_memory;
   std::optional<std::int64_t> max_archive_entry_bytes, max_archive_bytes, seed;
   std::optional<double> target_ci, min_time_ms, max_time_ms, rtol, atol;
   std::optional<std::string> output, dump_tensors, progress, journal, isolate;

@@ -20,25 +20,59 @@ using nlohmann::json;
 
 constexpr std::string_view kPortSuffix = "_tensor_uid";
 
-// "line 3, column 7: <what the parser says>" from a parse error.
-std::string describe_parse_error(std::string_view text, const json::parse_error& e) {
-  // e.byte counts the characters read, the offending one included.
-  const std::size_t read = std::min<std::size_t>(e.byte, text.size());
-  const std::size_t at = read == 0 ? 0 : read - 1;
+// hipDNN graphs nest 5 levels deep (graph, nodes, node, inputs, a list of uids). nlohmann's parser
+// keeps its own stack, but copying, comparing and printing a value recurse once per level (the
+// graph loader prints every graph to find duplicates), so a file of 100,000 nested arrays would
+// overflow the thread's stack; such files are refused before they are parsed.
+constexpr int kMaxNesting = 64;
+
+// "line 3, column 7" of the character at `offset`.
+std::string line_column(std::string_view text, std::size_t offset) {
   std::size_t line = 1, line_start = 0;
-  for (std::size_t k = 0; k < at && k < text.size(); ++k)
+  for (std::size_t k = 0; k < offset && k < text.size(); ++k)
     if (text[k] == '\n') {
       ++line;
       line_start = k + 1;
     }
-  const std::size_t column = at - line_start + 1;
+  return "line " + std::to_string(line) + ", column " + std::to_string(offset - line_start + 1);
+}
+
+// "invalid JSON at line 3, column 7: <what the parser says>" from a parse error.
+std::string describe_parse_error(std::string_view text, const json::parse_error& e) {
+  // e.byte counts the characters read, the offending one included.
+  const std::size_t read = std::min<std::size_t>(e.byte, text.size());
   // nlohmann's text is "[json.exception.parse_error.101] parse error at line 1, column 2: <detail>".
   std::string detail = e.what();
   if (const auto column_at = detail.find("column "); column_at != std::string::npos)
     if (const auto colon = detail.find(": ", column_at); colon != std::string::npos)
       detail = detail.substr(colon + 2);
-  return "invalid JSON at line " + std::to_string(line) + ", column " + std::to_string(column) + ": " +
-         detail;
+  return "invalid JSON at " + line_column(text, read == 0 ? 0 : read - 1) + ": " + detail;
+}
+
+// Refuses arrays and objects nested deeper than kMaxNesting (strings are skipped, so brackets
+// inside names do not count). Malformed text is left to the parser.
+void check_nesting(std::string_view text, const std::string& source) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t k = 0; k < text.size(); ++k) {
+    const char c = text[k];
+    if (in_string) {
+      if (c == '\\')
+        ++k;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxNesting)
+        throw InputError(source, "",
+                         "invalid JSON at " + line_column(text, k) +
+                             ": arrays and objects nested more than " + std::to_string(kMaxNesting) +
+                             " levels deep; a graph file nests about 5");
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
 }
 
 DataType read_dtype(const json& value, const std::string& file, const std::string& path) {
@@ -190,11 +224,19 @@ Node read_node(const json& nj, const Graph& graph, const std::string& file, cons
 Graph parse_graph_json(std::string_view text, const std::string& source) {
   if (std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isspace(c); }))
     throw InputError(source, "", "the file is empty; expected a JSON object describing a graph");
+  check_nesting(text, source);
   json doc;
   try {
     doc = json::parse(text.begin(), text.end());
   } catch (const json::parse_error& e) {
     throw InputError(source, "", describe_parse_error(text, e));
+  } catch (const json::exception& e) {
+    // Not a parse_error: a number too large for a double (1e999) is json::out_of_range, which
+    // names no position; its text is "[json.exception.out_of_range.406] number overflow ...".
+    std::string detail = e.what();
+    if (const auto bracket = detail.find("] "); bracket != std::string::npos)
+      detail = detail.substr(bracket + 2);
+    throw InputError(source, "", "invalid JSON: " + detail);
   }
   if (!doc.is_object())
     throw InputError(source, "", "expected a JSON object at the top level, got " + describe_json(doc));

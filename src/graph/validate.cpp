@@ -1,11 +1,11 @@
 #include "graph/validate.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <unordered_map>
 #include <utility>
 
 #include "graph/errors.hpp"
+#include "graph/memory.hpp"
 #include "graph/ops/common.hpp"
 #include "graph/ops/op_rules.hpp"
 
@@ -21,16 +21,6 @@ std::string node_path(std::size_t index) {
 
 std::string label(const TensorDesc& t) {
   return "tensor " + std::to_string(t.uid) + " (\"" + t.name + "\")";
-}
-
-std::string human_bytes(std::int64_t bytes) {
-  char text[64];
-  const double b = static_cast<double>(bytes);
-  if (bytes >= (std::int64_t{1} << 30))
-    std::snprintf(text, sizeof text, "%.2f GiB", b / double(std::int64_t{1} << 30));
-  else
-    std::snprintf(text, sizeof text, "%.2f MiB", b / double(1 << 20));
-  return std::string(text) + " (" + std::to_string(bytes) + " bytes)";
 }
 
 // The graph-wide defaults: compute falls back to fp32, intermediates to the compute type.
@@ -215,15 +205,11 @@ void check_nodes(const Graph& graph, const std::unordered_map<std::int64_t, std:
 }
 
 void check_budget(const Graph& graph, const ValidationLimits& limits) {
-  std::int64_t total = 0;
-  for (const auto& t : graph.tensors) {
-    if (t.is_virtual || t.is_by_value()) continue;
-    if (__builtin_add_overflow(total, t.storage_bytes(), &total)) total = INT64_MAX;
-  }
+  const std::int64_t total = graph_tensor_bytes(graph).storage();
   if (total > limits.max_graph_bytes)
     throw InputError(graph.source_path, "tensors",
-                     "the graph's tensors need " + human_bytes(total) + " of storage, over the limit of " +
-                         human_bytes(limits.max_graph_bytes) +
+                     "the graph's tensors need " + describe_bytes(total) + " of storage, over the limit of " +
+                         describe_bytes(limits.max_graph_bytes) +
                          "; expected a smaller graph or a higher memory limit");
 }
 

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -139,6 +140,9 @@ class Provider {
   virtual void copy_to_device(void* /*device_dst*/, const void* /*host_src*/, std::size_t /*bytes*/,
                               Stream&) {}
   virtual void copy_to_host(void* /*host_dst*/, const void* /*device_src*/, std::size_t /*bytes*/, Stream&) {}
+  // Bytes of device memory free now, for the memory budget (run/memory_budget.hpp); nullopt when
+  // the provider cannot say (host providers: the host budget covers them).
+  virtual std::optional<std::int64_t> device_memory_free() { return std::nullopt; }
   // Device description for results (name, compute capability, SM count, memory, driver, ...);
   // empty for host providers.
   virtual std::vector<std::pair<std::string, std::string>> device_properties() { return {}; }

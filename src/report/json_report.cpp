@@ -239,7 +239,9 @@ void write_json_file(const std::filesystem::path& path, const json& document) {
   {
     std::ofstream file(temporary);
     if (!file) throw std::runtime_error("cannot write results file " + temporary);
-    file << document.dump(2) << '\n';
+    // `replace`: a path that is not UTF-8 (a Latin-1 file name) is written with U+FFFD instead of
+    // making the dump throw after the whole run.
+    file << document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     if (!file) throw std::runtime_error("error writing results file " + temporary);
   }
   std::error_code ec;

@@ -17,6 +17,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "graph/errors.hpp"
+
 namespace dnnbench {
 namespace {
 
@@ -88,7 +90,7 @@ std::string refused_type(struct archive_entry* entry) {
 class Extractor {
  public:
   Extractor(const fs::path& archive, const fs::path& into, const ArchiveLimits& limits)
-      : archive_(archive), into_(into), limits_(limits), label_(archive.string()) {
+      : archive_(archive), into_(into), limits_(limits), label_(printable_text(archive.string())) {
     std::error_code ec;
     archive_bytes_ = fs::file_size(archive, ec);
     if (ec) archive_bytes_ = 0;
@@ -129,8 +131,10 @@ class Extractor {
     return {"", {}, fmt::format("{}: {}", label_, message)};
   }
 
+  // `name` is shown escaped: a refused name may hold control characters or bytes that are not UTF-8.
   void refuse(const std::string& name, const std::string& reason) {
-    entries_.push_back({name, {}, fmt::format("{}: entry '{}': refused: {}", label_, name, reason)});
+    const std::string shown = printable_text(name);
+    entries_.push_back({shown, {}, fmt::format("{}: entry '{}': refused: {}", label_, shown, reason)});
   }
 
   static std::string error_text(struct archive* a) {
@@ -287,6 +291,9 @@ std::string unsafe_entry_path_reason(const std::string& entry_path) {
   if (entry_path.empty()) return "the entry has an empty name";
   if (entry_path.front() == '/') return "its path is absolute";
   if (entry_path.find('\0') != std::string::npos) return "its path contains a NUL byte";
+  // Such a name could not be shown in one line of a message or written into the JSON results.
+  if (printable_text(entry_path) != entry_path)
+    return "its path has control characters or bytes that are not UTF-8";
   std::size_t start = 0;
   bool has_name = false;
   while (start <= entry_path.size()) {

@@ -13,6 +13,7 @@
 #include "graph/errors.hpp"
 #include "graph/reader.hpp"
 #include "graph/validate.hpp"
+#include "run/memory_budget.hpp"
 
 namespace dnnbench {
 namespace {
@@ -102,6 +103,12 @@ std::optional<Graph> GraphLoader::load(const GraphInput& input, GraphResult& res
       result.duplicate_of = it->second;
       return std::nullopt;
     }
+  }
+  // Last, so that a graph filtered out or met before is never refused for its size.
+  if (const auto refusal = host_budget_refusal(*graph, options_); !refusal.empty()) {
+    result.ok = false;
+    result.error_message = InputError(input.path, "", refusal).what();
+    return std::nullopt;
   }
   return graph;
 }

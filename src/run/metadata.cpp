@@ -237,6 +237,7 @@ nlohmann::json collect_metadata(const std::vector<std::string>& argv, const RunO
         {"max_seconds", options.oracle.max_seconds},
         {"min_effect", options.oracle.min_effect}}},
       {"max_graph_bytes", options.limits.max_graph_bytes},
+      {"max_memory", optional_json(options.max_memory)},
       {"max_archive_entry_bytes", options.archive.max_entry_bytes},
       {"max_archive_bytes", options.archive.max_total_bytes},
       {"dry_run", options.dry_run}};

@@ -60,6 +60,9 @@ struct RunOptions {
   std::optional<std::string> dump_tensors_dir;
   bool save_samples = false;
   ValidationLimits limits;
+  // Host and device bytes a graph may need (run/memory_budget.hpp); unset: a safe fraction of
+  // what is free.
+  std::optional<std::int64_t> max_memory;
   OracleOptions oracle;
   std::vector<std::string> skip_engines;    // ids or names never run
   std::vector<EngineChoice> engine_matrix;  // a provider listed here runs only these ids, in order

@@ -14,6 +14,7 @@
 #include "run/graph_loader.hpp"
 #include "run/interrupt.hpp"
 #include "run/journal.hpp"
+#include "run/memory_budget.hpp"
 #include "run/oracle.hpp"
 #include "run/row_runner.hpp"
 #include "tensor/npy.hpp"
@@ -86,6 +87,10 @@ bool run_graph(GraphResult& result, const Graph& graph, std::vector<ProviderSlot
   }
   for (auto& slot : providers) {
     auto& provider = *slot.provider;
+    if (const auto refusal = device_budget_refusal(graph, options, provider); !refusal.empty()) {
+      add(skipped_row(&data, provider.name(), refusal));
+      continue;
+    }
     std::vector<EngineInfo> offered;
     try {
       offered = provider.engines(graph);

@@ -37,6 +37,7 @@ atol = 0
 dump_tensors = "dump"
 save_samples = true
 max_graph_bytes = 1000000
+max_memory = 2000000
 max_archive_entry_bytes = 1000
 max_archive_bytes = 100000
 progress = "lines"
@@ -72,6 +73,7 @@ id = "ref:any"
   EXPECT_EQ(r.dump_tensors, "recipes/dump");
   EXPECT_EQ(r.save_samples, true);
   EXPECT_EQ(r.max_graph_bytes, 1000000);
+  EXPECT_EQ(r.max_memory, 2000000);
   EXPECT_EQ(r.max_archive_entry_bytes, 1000);
   EXPECT_EQ(r.max_archive_bytes, 100000);
   EXPECT_EQ(r.progress, "lines");

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 
 #include "../support/archive_writer.hpp"
 
@@ -227,6 +228,88 @@ TEST_F(ArchiveTest, CorruptAndTruncatedArchivesAreErrorsNotCrashes) {
   entries = extract(archive("missing.zip"));
   ASSERT_EQ(entries.size(), 1u);
   EXPECT_NE(entries[0].error->find("cannot open"), std::string::npos) << *entries[0].error;
+}
+
+TEST_F(ArchiveTest, NamesWithControlCharactersOrInvalidUtf8AreRefusedAndShownEscaped) {
+  write_archive(archive("names.tar"), ArchiveFormat::tar,
+                {file_member("new\nline.json", "{}"), file_member("latin1-caf\xe9.json", "{}"),
+                 file_member("esc\x1b[2J.json", "{}"), file_member("caf\xc3\xa9.json", "{}")});
+  const auto entries = extract(archive("names.tar"));
+  ASSERT_EQ(entries.size(), 4u);
+  for (const char* shown : {"new\\nline.json", "latin1-caf\\xE9.json", "esc\\x1B[2J.json"}) {
+    const auto* e = find(entries, shown);
+    ASSERT_TRUE(e) << shown;
+    ASSERT_TRUE(e->error) << shown;
+    EXPECT_NE(e->error->find(std::string("entry '") + shown + "': refused: its path has control characters"),
+              std::string::npos)
+        << *e->error;
+    EXPECT_EQ(e->error->find('\n'), std::string::npos);
+  }
+  EXPECT_FALSE(find(entries, "caf\xc3\xa9.json")->error);  // valid UTF-8 is fine
+  EXPECT_EQ(count_files(into_.path()), 1u);
+}
+
+TEST_F(ArchiveTest, EntryCountCapStopsExtraction) {
+  std::vector<ArchiveMember> members;
+  for (int k = 0; k < 10; ++k) members.push_back(file_member("g" + std::to_string(k) + ".json", "{}"));
+  write_archive(archive("many.tar.gz"), ArchiveFormat::tar_gz, members);
+  ArchiveLimits limits;
+  limits.max_entries = 4;
+  const auto entries = extract(archive("many.tar.gz"), limits);
+  ASSERT_EQ(entries.size(), 5u);
+  ASSERT_TRUE(entries.back().error);
+  EXPECT_NE(entries.back().error->find("more than 4 entries; extraction stopped"), std::string::npos);
+  EXPECT_EQ(count_files(into_.path()), 4u);
+}
+
+// The committed seed archives (tests/data/archives, written by scripts/make_seed_archives.py),
+// extracted with small caps: each gives exactly the entries listed in EXPECTED.txt, in order,
+// each refused one with its message.
+TEST(ArchiveCorpus, EveryArchiveGivesItsExpectedEntries) {
+  const fs::path corpus = fs::path(DNNBENCH_SOURCE_DIR) / "tests" / "data" / "archives";
+  std::ifstream in(corpus / "EXPECTED.txt");
+  ASSERT_TRUE(in) << "no EXPECTED.txt in " << corpus;
+  // archive -> its entries in order: (entry name, substring of its error or "" when extracted)
+  std::map<std::string, std::vector<std::pair<std::string, std::string>>> expected;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> parts;
+    for (std::size_t start = 0;;) {
+      const auto bar = line.find(" | ", start);
+      parts.push_back(line.substr(start, bar == std::string::npos ? std::string::npos : bar - start));
+      if (bar == std::string::npos) break;
+      start = bar + 3;
+    }
+    ASSERT_EQ(parts.size(), 3u) << line;
+    expected[parts[0]].emplace_back(parts[1] == "-" ? "" : parts[1], parts[2] == "-" ? "" : parts[2]);
+  }
+  ArchiveLimits limits;  // the fuzzer's caps: a small bomb is refused
+  limits.max_entry_bytes = 1 << 20;
+  limits.ratio_floor_bytes = 256 << 10;
+  std::size_t archives = 0;
+  for (const auto& item : fs::directory_iterator(corpus)) {
+    if (!is_archive_path(item.path())) continue;
+    ++archives;
+    const std::string name = item.path().filename().string();
+    SCOPED_TRACE(name);
+    ASSERT_TRUE(expected.count(name)) << name << " has no line in EXPECTED.txt";
+    ScopedTempDir into("dnnbench-archive-corpus");
+    const auto entries = extract_archive(item.path(), into.path(), limits);
+    const auto& wanted = expected[name];
+    ASSERT_EQ(entries.size(), wanted.size());
+    for (std::size_t k = 0; k < entries.size(); ++k) {
+      EXPECT_EQ(entries[k].name, wanted[k].first);
+      if (wanted[k].second.empty()) {
+        EXPECT_FALSE(entries[k].error) << *entries[k].error;
+      } else {
+        ASSERT_TRUE(entries[k].error) << entries[k].name;
+        EXPECT_NE(entries[k].error->find(wanted[k].second), std::string::npos) << *entries[k].error;
+        EXPECT_NE(entries[k].error->find(item.path().string()), std::string::npos) << *entries[k].error;
+      }
+    }
+  }
+  EXPECT_EQ(archives, expected.size());
 }
 
 TEST(ScopedTempDirTest, RemovedWithItsContentEvenOnException) {

@@ -57,6 +57,10 @@ class CudnnProvider final : public Provider {
     cuda_check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, cuda_stream_of(stream)),
                "copy to host");
   }
+  std::optional<std::int64_t> device_memory_free() override {
+    if (no_device_) return std::nullopt;
+    return device_free_bytes();
+  }
   std::vector<std::pair<std::string, std::string>> device_properties() override {
     auto props = device_description();
     props.emplace_back("cudnn_heuristic_mode", std::string(heur_mode_name(mode_)));

@@ -27,6 +27,15 @@ std::optional<std::string> no_device_reason() {
   return std::nullopt;
 }
 
+std::optional<std::int64_t> device_free_bytes() {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) {
+    cudaGetLastError();  // clear it: the run goes on without a device budget
+    return std::nullopt;
+  }
+  return static_cast<std::int64_t>(free_bytes);
+}
+
 CudaStream::CudaStream() {
   if (no_device_reason()) return;
   cuda_check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");

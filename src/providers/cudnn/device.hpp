@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -87,6 +88,10 @@ class DeviceMemory final : public DeviceBuffer {
   void* ptr_ = nullptr;
   std::size_t bytes_ = 0;
 };
+
+// Bytes free on the current device now (cudaMemGetInfo), for the memory budget; nullopt when
+// CUDA cannot say (no device, or the call failed; the error is cleared).
+std::optional<std::int64_t> device_free_bytes();
 
 // Name, compute capability, SMs, memory, clocks, driver/runtime and cuDNN versions.
 std::vector<std::pair<std::string, std::string>> device_description();
