@@ -54,6 +54,8 @@ class PlanSession {
   PlanSession(GraphData& data, Provider& provider, Stream& stream, const PlanSpec& spec);
   // Judge fp32 outputs with the TF32 tolerance (the engine says it computes in TF32).
   void set_tf32_math(bool on) { tf32_math_ = on; }
+  // Judge outputs with the Winograd tolerance (the engine says it uses Winograd transforms).
+  void set_winograd(bool on) { winograd_ = on; }
   PlanSession(const PlanSession&) = delete;
   PlanSession& operator=(const PlanSession&) = delete;
 
@@ -84,11 +86,13 @@ class PlanSession {
   std::unique_ptr<KernelTimer> kernel_timer_;
   std::int64_t batch_ = 0;  // 0: not chosen yet
   double build_ms_ = 0, bind_ms_ = 0;
-  bool tf32_math_ = false;
+  bool tf32_math_ = false, winograd_ = false;
 };
 
 // True when an engine's notes say it computes fp32 data in TF32.
 bool uses_tf32_math(const EngineInfo& engine);
+// True when an engine's notes say it convolves through Winograd transforms.
+bool uses_winograd(const EngineInfo& engine);
 
 std::unique_ptr<StoppingRule> make_stopping_rule(const RunOptions& options);
 

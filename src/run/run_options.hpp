@@ -7,6 +7,7 @@
 
 #include "graph/validate.hpp"
 #include "measure/stopping_rule.hpp"
+#include "providers/registry.hpp"
 #include "run/archive.hpp"
 
 namespace dnnbench {
@@ -44,6 +45,10 @@ struct RunOptions {
   std::vector<std::string> ops;             // keep only graphs with a node of one of these op types
   bool dry_run = false;                     // load, filter and list the graphs; run no row
   ArchiveLimits archive;
+  ProviderSettings provider_settings;  // --heur-mode
+  // Rows of device providers on graphs with a convolution or matmul are judged by the CUDA
+  // reference where it can run (fp32 accumulation); --cpu-reference: always the fp64 CPU one.
+  bool gpu_reference = true;
   // Recorded in the metadata only.
   std::vector<std::string> graph_arguments;
   std::optional<std::string> recipe_path, output_path;

@@ -29,7 +29,7 @@ std::vector<ProviderSlot> make_providers(const RunOptions& options) {
   if (names.empty()) names = default_provider_names();
   std::vector<ProviderSlot> slots;
   for (const auto& name : names) {
-    auto provider = make_provider(name);
+    auto provider = make_provider(name, options.provider_settings);
     if (!provider) throw std::invalid_argument(unknown_provider_message(name));
     auto stream = provider->make_stream();
     slots.push_back({std::move(provider), std::move(stream)});
@@ -56,7 +56,7 @@ void run_graph(GraphResult& result, const Graph& graph, std::vector<ProviderSlot
     result.results.push_back(std::move(row));
     observer.row_finished(result, result.results.back());
   };
-  GraphData data(graph, options.seed);
+  GraphData data(graph, options.seed, options.gpu_reference);
   result.analytical_flops = data.cost().flops;
   result.analytical_io_bytes = data.cost().min_bytes;
 

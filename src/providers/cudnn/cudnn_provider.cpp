@@ -77,6 +77,11 @@ class CudnnProvider final : public Provider {
       if (fp32_contraction(graph) &&
           std::find(e.notes.begin(), e.notes.end(), "TENSOR_CORE") != e.notes.end())
         info.notes.push_back(std::string(kTf32Note));
+      // WINOGRAD, WINOGRAD_TILE_4x4, ...: transform-domain arithmetic, judged with the wider
+      // Winograd tolerance (tensor/compare.hpp says why and by how much).
+      if (std::any_of(e.notes.begin(), e.notes.end(),
+                      [](const std::string& n) { return n.starts_with("WINOGRAD"); }))
+        info.notes.push_back(std::string(kWinogradNote));
       if (!e.heuristic_configs.empty())
         info.notes.push_back(
             fmt::format("heuristic {} configs: {}", heur_mode_name(a.mode), e.heuristic_configs.size()));
