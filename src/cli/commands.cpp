@@ -112,6 +112,9 @@ void add_run_options(CLI::App& app, RunCommand& c) {
   app.add_option("--provider", c.providers, "Providers to run (default: every provider built)")
       ->delimiter(',');
   app.add_option("--skip-engine", c.skip_engines, "Engine ids or names never to run")->delimiter(',');
+  app.add_option("--max-engines", c.options.max_engines,
+                 "Run only the first N engines of each provider (the heuristic's top N; default: all)")
+      ->check(CLI::PositiveNumber);
   app.add_option("--op", c.ops,
                  "Keep only graphs with a node of this op type (node type, e.g. ConvolutionFwdAttributes, or "
                  "family, e.g. conv_fwd, matmul)")

@@ -214,6 +214,7 @@ nlohmann::json collect_metadata(const std::vector<std::string>& argv, const RunO
                      {"providers", options.providers},
                      {"engines", options.engines},
                      {"skip_engines", options.skip_engines},
+                     {"max_engines", options.max_engines},
                      {"engine_matrix", engine_matrix_json(options.engine_matrix)},
                      {"ops", options.ops},
                      {"graphs", options.graph_arguments},

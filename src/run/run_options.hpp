@@ -40,7 +40,10 @@ struct RunOptions {
   bool save_samples = false;
   ValidationLimits limits;
   OracleOptions oracle;
-  std::vector<std::string> skip_engines;    // ids or names never run
+  std::vector<std::string> skip_engines;  // ids or names never run
+  // --max-engines: run only the first N selected engines of each provider (the heuristic's
+  // top N when --engine is not given); 0: all.
+  std::int64_t max_engines = 0;
   std::vector<EngineChoice> engine_matrix;  // a provider listed here runs only these ids, in order
   std::vector<std::string> ops;             // keep only graphs with a node of one of these op types
   bool dry_run = false;                     // load, filter and list the graphs; run no row

@@ -90,7 +90,9 @@ void run_graph(GraphResult& result, const Graph& graph, std::vector<ProviderSlot
       continue;
     }
     const auto wanted = wanted_engines(options, provider.name());
-    const auto selection = select_engines(offered, wanted.ids, options.skip_engines);
+    auto selection = select_engines(offered, wanted.ids, options.skip_engines);
+    if (options.max_engines > 0 && selection.engines.size() > static_cast<std::size_t>(options.max_engines))
+      selection.engines.resize(static_cast<std::size_t>(options.max_engines));
     const auto first_row = result.results.size();
     for (const auto& engine : selection.engines) {
       auto row = run_row(data, provider, *slot.stream, engine, options);
