@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "reference/broadcast.hpp"
@@ -28,8 +29,11 @@ class DeviceArray {
   explicit DeviceArray(std::size_t count) : count_(std::max<std::size_t>(count, 1)) {
     check(cudaMalloc(&data_, count_ * sizeof(T)), "allocating device memory");
   }
+  DeviceArray(DeviceArray&& other) noexcept
+      : count_(other.count_), data_(std::exchange(other.data_, nullptr)) {}
   DeviceArray(const DeviceArray&) = delete;
   DeviceArray& operator=(const DeviceArray&) = delete;
+  DeviceArray& operator=(DeviceArray&&) = delete;
   ~DeviceArray() { cudaFree(data_); }
   T* get() const { return data_; }
   void upload(const std::vector<T>& host) {
