@@ -287,7 +287,7 @@ int execute_list_engines(const ListEnginesCommand& c) {
 int execute_list_providers() {
   for (const auto& entry : provider_registry()) {
     try {
-      auto provider = entry.make();
+      auto provider = entry.make({});
       const auto unusable = provider->unusable_reason();
       fmt::print("{:<10} {}{}\n", entry.name, provider->version(),
                  !unusable.empty()  ? "  (not usable here: " + unusable + ")"
