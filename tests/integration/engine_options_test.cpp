@@ -47,7 +47,9 @@ TEST(EngineOptions, RecordedInTheMetadataAndMaxEnginesCapsRows) {
   std::map<std::string, int> rows_per_provider;
   for (const auto& row : doc["graphs"][0]["results"]) {
     ++rows_per_provider[row["provider"].get<std::string>()];
-    if (row["correctness"].is_object()) EXPECT_EQ(row["correctness"]["reference"], "cpu-fp64");
+    if (row["correctness"].is_object()) {
+      EXPECT_EQ(row["correctness"]["reference"], "cpu-fp64");
+    }
   }
   ASSERT_FALSE(rows_per_provider.empty());
   for (const auto& [provider, rows] : rows_per_provider) EXPECT_EQ(rows, 1) << provider;

@@ -105,7 +105,20 @@ class CudnnProvider final : public Provider {
 
   std::unique_ptr<Plan> build(const Graph& graph, const PlanSpec& spec) override {
     const EngineConfig config = from_spec(spec);
-    return std::make_unique<CudnnPlan>(analysis(graph).graph, config);
+    try {
+      return std::make_unique<CudnnPlan>(analysis(graph).graph, config);
+    } catch (const ConfigFailed& e) {
+      // Measured on cuDNN 9.14 (H200): layer norm engines that the heuristic does not list for
+      // the graph fail their engine config with EXECUTION_FAILED (fillup_num_execution_groups())
+      // where other engines say NOT_SUPPORTED, while the listed engine builds and passes.
+      // Nothing has run at config finalize: it is cuDNN refusing the engine, so the row is
+      // skipped with cuDNN's own message. A listed engine failing so stays an error.
+      if (e.status == CUDNN_STATUS_EXECUTION_FAILED && !listed_by_heuristic(graph, config.engine))
+        throw Unsupported(
+            std::string(e.what()) +
+            " (an engine the heuristic does not list for this graph: cuDNN refuses its config)");
+      throw;
+    }
   }
 
  private:
@@ -123,6 +136,12 @@ class CudnnProvider final : public Provider {
     cached_graph_ = &graph;
     cached_key_ = key;
     return *cached_;
+  }
+
+  bool listed_by_heuristic(const Graph& graph, std::int64_t index) {
+    for (const auto& e : analysis(graph).engines)
+      if (e.index == index) return !e.heuristic_configs.empty();
+    return false;
   }
 
   const EngineEntry& entry(const Graph& graph, const std::string& id) {

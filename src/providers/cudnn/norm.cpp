@@ -33,12 +33,7 @@ std::optional<Shape> merged(const TensorDesc& t, std::size_t split) {
   // A 1-sized group's stride is free; the packed value keeps cuDNN's layout checks happy.
   const std::int64_t inner_stride = inner->first == 1 ? 1 : inner->second;
   const std::int64_t outer_stride = outer->first == 1 ? inner->first * inner_stride : outer->second;
-  // The two unit dims get the strides of a packed channels-last tensor (H and W strides = C's
-  // extent), as the cuDNN frontend's layer norm builds them ({d, 1, d, d} for [rows, d, 1, 1]).
-  // With unit strides of 1 there, cuDNN 9.14's layer norm engines failed their engine config
-  // with EXECUTION_FAILED on the H200.
-  const std::int64_t unit_stride = inner->first * inner_stride;
-  return Shape{{outer->first, inner->first, 1, 1}, {outer_stride, inner_stride, unit_stride, unit_stride}};
+  return Shape{{outer->first, inner->first, 1, 1}, {outer_stride, inner_stride, 1, 1}};
 }
 
 // The split point when `axes` are the trailing axes [split, rank); nullopt otherwise.
