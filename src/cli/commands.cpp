@@ -94,6 +94,13 @@ void print_run_header(const RunOptions& options, std::size_t graph_inputs) {
   std::cout.flush();
 }
 
+// --heur-mode: the cuDNN heuristic mode that orders engines and picks each one's plan.
+void add_heur_mode_option(CLI::App& app, ProviderSettings& settings) {
+  app.add_option("--heur-mode", settings.cudnn_heur_mode,
+                 "cuDNN heuristic mode: a, b or fallback (default: $DNNBENCH_CUDNN_HEUR_MODE, else a)")
+      ->check(CLI::IsMember({"a", "b", "fallback"}));
+}
+
 void check_providers_exist(const std::vector<std::string>& names) {
   for (const auto& name : names)
     if (const auto message = unknown_provider_message(name); !message.empty()) throw UsageError(message);
@@ -149,6 +156,9 @@ void add_run_options(CLI::App& app, RunCommand& c) {
   app.add_option("--provider", c.providers, "Providers to run (default: every provider built)")
       ->delimiter(',');
   app.add_option("--skip-engine", c.skip_engines, "Engine ids or names never to run")->delimiter(',');
+  app.add_option("--max-engines", c.options.max_engines,
+                 "Run only the first N engines of each provider (the heuristic's top N; default: all)")
+      ->check(CLI::PositiveNumber);
   app.add_option("--op", c.ops,
                  "Keep only graphs with a node of this op type (node type, e.g. ConvolutionFwdAttributes, or "
                  "family, e.g. conv_fwd, matmul)")
@@ -188,7 +198,12 @@ void add_run_options(CLI::App& app, RunCommand& c) {
                "Per row: sweep the engine's plans, re-time the winner against the heuristic plan paired");
   app.add_flag("--oracle-aa", c.options.oracle.aa_self_check,
                "Oracle self-check: the heuristic plan against itself through the same path (noise floor)");
-  app.add_option("--oracle-max-plans", c.options.oracle.max_plans, "Oracle: plans swept per row at most")
+  add_heur_mode_option(app, c.options.provider_settings);
+  app.add_flag("--cpu-reference{false}", c.options.gpu_reference,
+               "Judge every row by the fp64 CPU reference (default: cuDNN rows of graphs with a "
+               "convolution or matmul by the fp32 CUDA reference where it can run)");
+  app.add_option("--oracle-max-plans,--max-plans-per-engine", c.options.oracle.max_plans,
+                 "Oracle: plans swept per row (one engine of one graph) at most")
       ->check(CLI::PositiveNumber);
   app.add_option("--oracle-max-seconds", c.options.oracle.max_seconds,
                  "Oracle: seconds of sweep per row at most")
@@ -238,6 +253,7 @@ void add_list_engines_options(CLI::App& app, ListEnginesCommand& c) {
   app.add_option("-g,--graph", c.graphs, "Graph files or folders (repeat or comma-separate)")->required();
   app.add_option("--provider", c.providers, "Providers to ask (default: every provider built)")
       ->delimiter(',');
+  add_heur_mode_option(app, c.provider_settings);
 }
 
 int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
@@ -356,7 +372,7 @@ int execute_list_engines(const ListEnginesCommand& c) {
     fmt::print("{} ({})\n", graph.name, path);
     const auto unsupported = graph.unsupported_types();
     for (const auto& name : names) {
-      auto provider = make_provider(name);
+      auto provider = make_provider(name, c.provider_settings);
       if (!unsupported.empty()) {
         fmt::print("  {}: skipped: unsupported op {}\n", name, unsupported.front());
         continue;
@@ -379,7 +395,7 @@ int execute_list_engines(const ListEnginesCommand& c) {
 int execute_list_providers() {
   for (const auto& entry : provider_registry()) {
     try {
-      auto provider = entry.make();
+      auto provider = entry.make({});
       const auto unusable = provider->unusable_reason();
       fmt::print("{:<10} {}{}\n", entry.name, provider->version(),
                  !unusable.empty()  ? "  (not usable here: " + unusable + ")"

@@ -47,6 +47,7 @@ struct RunCommand {
 struct ListEnginesCommand {
   std::vector<std::string> graphs;
   std::vector<std::string> providers;
+  ProviderSettings provider_settings;
 };
 
 void add_run_options(CLI::App& app, RunCommand& command);

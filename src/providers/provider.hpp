@@ -21,6 +21,10 @@ enum class DeviceKind { host, cuda };
 // An engine note saying the engine computes fp32 data with TF32 (10-bit mantissa) tensor-core
 // math: its fp32 outputs are judged with the reduced-precision tolerance, said in the row.
 inline constexpr std::string_view kTf32MathNote = "TF32 math on fp32 data";
+// An engine note saying the engine convolves through Winograd transforms, whose rounding error
+// is legitimately larger than a direct convolution's: its outputs are judged with the Winograd
+// tolerance (tensor/compare.hpp), said in the row.
+inline constexpr std::string_view kWinogradNote = "Winograd transforms: larger rounding error than direct";
 
 struct EngineInfo {
   std::string id;                  // stable within provider + library version (e.g. oneDNN impl name)

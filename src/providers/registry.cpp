@@ -16,15 +16,15 @@ namespace dnnbench {
 const std::vector<ProviderEntry>& provider_registry() {
   static const std::vector<ProviderEntry> entries = {
 #ifdef DNNBENCH_HAVE_CUDNN
-      {"cudnn", [] { return make_cudnn_provider(); }, true},
+      {"cudnn", [](const ProviderSettings& s) { return make_cudnn_provider(s.cudnn_heur_mode); }, true},
 #endif
 #ifdef DNNBENCH_HAVE_ONEDNN
-      {"onednn", make_onednn_provider, true},
+      {"onednn", [](const ProviderSettings&) { return make_onednn_provider(); }, true},
 #endif
-      {"reference", make_reference_provider, false},
+      {"reference", [](const ProviderSettings&) { return make_reference_provider(); }, false},
 #ifdef DNNBENCH_HAVE_TEST_PROVIDERS
       // Test double for the isolation tests; only in builds with DNNBENCH_TEST_PROVIDERS.
-      {"crashtest", make_crashtest_provider, false},
+      {"crashtest", [](const ProviderSettings&) { return make_crashtest_provider(); }, false},
 #endif
   };
   return entries;
@@ -34,7 +34,7 @@ namespace {
 
 bool usable(const ProviderEntry& entry) {
   try {
-    return entry.make()->unusable_reason().empty();
+    return entry.make({})->unusable_reason().empty();
   } catch (const std::exception&) {
     return false;  // a provider whose library cannot even start (missing driver, ...)
   }
@@ -61,9 +61,9 @@ std::string unknown_provider_message(const std::string& name) {
   return "unknown provider '" + name + "' (built into this binary: " + (built.empty() ? "none" : built) + ")";
 }
 
-std::unique_ptr<Provider> make_provider(const std::string& name) {
+std::unique_ptr<Provider> make_provider(const std::string& name, const ProviderSettings& settings) {
   for (const auto& entry : provider_registry())
-    if (entry.name == name) return entry.make();
+    if (entry.name == name) return entry.make(settings);
   return nullptr;
 }
 

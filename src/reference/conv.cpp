@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "reference/conv_geometry.hpp"
 #include "reference/node_io.hpp"
 #include "reference/parallel.hpp"
 #include "reference/reference.hpp"
@@ -18,83 +19,10 @@
 namespace dnnbench {
 namespace {
 
-constexpr int kSpatial = 3;
-using Extents = std::array<std::int64_t, kSpatial>;
-
-std::int64_t floor_div(std::int64_t a, std::int64_t b) {
-  return a >= 0 ? a / b : -((-a + b - 1) / b);
-}
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
-  return -floor_div(-a, b);
-}
-
-// Output positions [begin, end) whose input position for one kernel tap lies inside the input.
-struct Range {
-  std::int64_t begin = 0, end = 0;
-};
-
-struct Geometry {
-  std::int64_t n = 0, c = 0, k = 0, groups = 1;  // batch, input channels, output channels
-  Extents in{}, out{}, kernel{}, stride{}, pre{}, dilation{};
-  std::array<std::vector<Range>, kSpatial> valid;  // per spatial dim, per kernel tap
-
-  std::int64_t c_per_group() const { return c / groups; }
-  std::int64_t k_per_group() const { return k / groups; }
-  std::int64_t in_size() const { return in[0] * in[1] * in[2]; }
-  std::int64_t out_size() const { return out[0] * out[1] * out[2]; }
-  std::int64_t kernel_size() const { return kernel[0] * kernel[1] * kernel[2]; }
-  // Input position of output position o and tap r along spatial dim d.
-  std::int64_t input_pos(int d, std::int64_t o, std::int64_t r) const {
-    return o * stride[d] - pre[d] + r * dilation[d];
-  }
-};
-
-// x: [N, C, in...], w: [K, C/groups, kernel...], y: [N, K, out...].
-Geometry make_geometry(const Node& node, const ConvParams& p, const std::vector<std::int64_t>& x,
-                       const std::vector<std::int64_t>& w, const std::vector<std::int64_t>& y) {
-  const std::size_t rank = x.size();
-  if (rank < 3 || rank > 2 + kSpatial || w.size() != rank || y.size() != rank)
-    ref::fail(node, "convolution needs x, w and y of one rank between 3 and 5");
-  const std::size_t spatial = rank - 2;
-  Geometry g;
-  g.n = x[0];
-  g.c = x[1];
-  g.k = w[0];
-  if (w[1] <= 0 || g.c % w[1] != 0)
-    ref::fail(node, "input channels " + std::to_string(g.c) + " are not a multiple of filter channels " +
-                        std::to_string(w[1]));
-  g.groups = g.c / w[1];
-  if (g.k % g.groups != 0)
-    ref::fail(node, "output channels " + std::to_string(g.k) + " are not a multiple of groups " +
-                        std::to_string(g.groups));
-  if (y[0] != g.n || y[1] != g.k) ref::fail(node, "output batch or channel count disagrees with x and w");
-  const auto pre = ref::spatial_setting(node, p.pre_padding, spatial, 0, "pre_padding");
-  const auto stride = ref::spatial_setting(node, p.stride, spatial, 1, "stride");
-  const auto dilation = ref::spatial_setting(node, p.dilation, spatial, 1, "dilation");
-  const std::size_t lead = kSpatial - spatial;
-  for (int d = 0; d < kSpatial; ++d) {
-    const bool real = static_cast<std::size_t>(d) >= lead;
-    const std::size_t s = real ? d - lead : 0;
-    g.in[d] = real ? x[2 + s] : 1;
-    g.out[d] = real ? y[2 + s] : 1;
-    g.kernel[d] = real ? w[2 + s] : 1;
-    g.stride[d] = real ? stride[s] : 1;
-    g.pre[d] = real ? pre[s] : 0;
-    g.dilation[d] = real ? dilation[s] : 1;
-    if (g.stride[d] < 1 || g.dilation[d] < 1) ref::fail(node, "stride and dilation must be at least 1");
-  }
-  for (int d = 0; d < kSpatial; ++d) {
-    g.valid[d].resize(static_cast<std::size_t>(g.kernel[d]));
-    for (std::int64_t r = 0; r < g.kernel[d]; ++r) {
-      const std::int64_t shift = g.pre[d] - r * g.dilation[d];  // i = o * stride - shift
-      Range range{std::max<std::int64_t>(0, ceil_div(shift, g.stride[d])),
-                  std::min<std::int64_t>(g.out[d], floor_div(g.in[d] - 1 + shift, g.stride[d]) + 1)};
-      if (range.end < range.begin) range.end = range.begin;
-      g.valid[d][static_cast<std::size_t>(r)] = range;
-    }
-  }
-  return g;
-}
+using ref::ConvGeometry;
+using ref::kSpatial;
+using ref::Range;
+using Geometry = ConvGeometry;
 
 const Range& valid(const Geometry& g, int d, std::int64_t r) {
   return g.valid[d][static_cast<std::size_t>(r)];
@@ -304,7 +232,7 @@ void reference_conv(const Graph& graph, const Node& node, Values& values) {
       const Dense& x = ref::input(graph, node, values, "x");
       const Dense& w = ref::input(graph, node, values, "w");
       Dense& y = ref::output(graph, node, values, "y");
-      const Geometry g = make_geometry(node, p, x.dims, w.dims, y.dims);
+      const Geometry g = ref::conv_geometry(node, p, x.dims, w.dims, y.dims);
       if (p.cross_correlation) {
         forward(g, x.data.data(), w.data.data(), y.data.data());
       } else {
@@ -316,7 +244,7 @@ void reference_conv(const Graph& graph, const Node& node, Values& values) {
       const Dense& dy = ref::input(graph, node, values, "dy");
       const Dense& w = ref::input(graph, node, values, "w");
       Dense& dx = ref::output(graph, node, values, "dx");
-      const Geometry g = make_geometry(node, p, dx.dims, w.dims, dy.dims);
+      const Geometry g = ref::conv_geometry(node, p, dx.dims, w.dims, dy.dims);
       if (p.cross_correlation) {
         backward_data(g, dy.data.data(), w.data.data(), dx.data.data());
       } else {
@@ -328,7 +256,7 @@ void reference_conv(const Graph& graph, const Node& node, Values& values) {
       const Dense& x = ref::input(graph, node, values, "x");
       const Dense& dy = ref::input(graph, node, values, "dy");
       Dense& dw = ref::output(graph, node, values, "dw");
-      const Geometry g = make_geometry(node, p, x.dims, dw.dims, dy.dims);
+      const Geometry g = ref::conv_geometry(node, p, x.dims, dw.dims, dy.dims);
       backward_weights(g, x.data.data(), dy.data.data(), dw.data.data());
       if (!p.cross_correlation) dw = flipped(dw, g);
       return;

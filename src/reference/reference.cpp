@@ -4,12 +4,13 @@
 
 namespace dnnbench {
 
-void run_reference(const Graph& graph, Values& values) {
+void run_reference(const Graph& graph, Values& values, const NodeOverride& node_override) {
   // By-value scalars (epsilon, ...) need no binding: take them from the graph when absent.
   for (const auto& tensor : graph.tensors)
     if (tensor.scalar_value && !values.contains(tensor.uid))
       values[tensor.uid] = Dense(tensor.dims, *tensor.scalar_value);
   for (const auto& node : graph.nodes) {
+    if (node_override && node_override(graph, node, values)) continue;
     switch (node.kind) {
       case OpKind::conv_fwd:
       case OpKind::conv_bwd_data:

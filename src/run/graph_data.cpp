@@ -1,11 +1,17 @@
 #include "run/graph_data.hpp"
 
 #include "measure/host_timer.hpp"
+#include "reference/gpu_reference.hpp"
 #include "tensor/fill.hpp"
 
 namespace dnnbench {
 
-GraphData::GraphData(const Graph& graph, std::uint64_t seed) : graph_(graph), cost_(graph_cost(graph)) {
+std::string_view reference_kind_name(ReferenceKind kind) {
+  return kind == ReferenceKind::gpu_fp32 ? "gpu-fp32" : "cpu-fp64";
+}
+
+GraphData::GraphData(const Graph& graph, std::uint64_t seed, bool allow_gpu_reference)
+    : graph_(graph), cost_(graph_cost(graph)), allow_gpu_reference_(allow_gpu_reference) {
   for (auto uid : graph.input_uids()) {
     const auto& desc = graph.tensor(uid);
     if (desc.is_by_value()) continue;
@@ -15,8 +21,16 @@ GraphData::GraphData(const Graph& graph, std::uint64_t seed) : graph_(graph), co
   }
 }
 
-const Values& GraphData::reference() {
-  if (reference_) return *reference_;
+ReferenceKind GraphData::reference_kind_for(DeviceKind device) {
+  if (device != DeviceKind::cuda || !allow_gpu_reference_ || !has_gpu_reference_node(graph_))
+    return ReferenceKind::cpu_fp64;
+  if (!gpu_reference_usable_) gpu_reference_usable_ = gpu_reference_unavailable_reason().empty();
+  return *gpu_reference_usable_ ? ReferenceKind::gpu_fp32 : ReferenceKind::cpu_fp64;
+}
+
+const Values& GraphData::reference(ReferenceKind kind) {
+  auto& cached = reference_[static_cast<int>(kind)];
+  if (cached) return *cached;
   HostTimer timer;
   Values values;
   for (auto uid : graph_.input_uids()) {
@@ -26,10 +40,13 @@ const Values& GraphData::reference() {
     else
       values[uid] = inputs_.at(uid).to_dense();  // exactly what the libraries read
   }
-  run_reference(graph_, values);
-  reference_seconds_ = timer.elapsed_ms() / 1e3;
-  reference_ = std::move(values);
-  return *reference_;
+  if (kind == ReferenceKind::gpu_fp32)
+    run_reference(graph_, values, gpu_reference_node);
+  else
+    run_reference(graph_, values);
+  reference_seconds_[static_cast<int>(kind)] = timer.elapsed_ms() / 1e3;
+  cached = std::move(values);
+  return *cached;
 }
 
 }  // namespace dnnbench

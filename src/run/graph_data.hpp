@@ -8,31 +8,47 @@
 
 #include "graph/cost.hpp"
 #include "graph/graph.hpp"
+#include "providers/provider.hpp"
 #include "reference/reference.hpp"
 #include "tensor/host_tensor.hpp"
 
 namespace dnnbench {
 
+// Which reference judges a row. cpu-fp64: the CPU reference, every op accumulated in fp64.
+// gpu-fp32: convolutions and matmuls by the CUDA reference kernels (fp32 accumulation), every
+// other node by the CPU reference; perf-sized graphs then validate in seconds.
+enum class ReferenceKind { cpu_fp64, gpu_fp32 };
+std::string_view reference_kind_name(ReferenceKind kind);  // "cpu-fp64", "gpu-fp32"
+
 class GraphData {
  public:
-  GraphData(const Graph& graph, std::uint64_t seed);
+  // `allow_gpu_reference`: device providers' rows may be judged by the CUDA reference.
+  GraphData(const Graph& graph, std::uint64_t seed, bool allow_gpu_reference = true);
 
   const Graph& graph() const { return graph_; }
   const GraphCost& cost() const { return cost_; }
   // Seeded inputs in their own dtype and strides (by-value scalars excluded).
   const std::map<std::int64_t, HostTensor>& inputs() const { return inputs_; }
+  // The reference for rows of a provider on this kind of device: gpu-fp32 for a CUDA provider
+  // when the graph has a convolution or matmul, the CUDA reference can run here and is allowed;
+  // cpu-fp64 otherwise.
+  ReferenceKind reference_kind_for(DeviceKind device);
   // Reference values of every tensor (inputs as stored, outputs computed); computed on first
-  // use. Throws std::runtime_error when the reference cannot run the graph.
-  const Values& reference();
-  // Seconds the reference took (after reference() ran).
-  double reference_seconds() const { return reference_seconds_; }
+  // use of each kind. Throws std::runtime_error when the reference cannot run the graph.
+  const Values& reference(ReferenceKind kind = ReferenceKind::cpu_fp64);
+  // Seconds the reference of that kind took (after reference(kind) ran).
+  double reference_seconds(ReferenceKind kind = ReferenceKind::cpu_fp64) const {
+    return reference_seconds_[static_cast<int>(kind)];
+  }
 
  private:
   const Graph& graph_;
   GraphCost cost_;
   std::map<std::int64_t, HostTensor> inputs_;
-  std::optional<Values> reference_;
-  double reference_seconds_ = 0;
+  bool allow_gpu_reference_;
+  std::optional<bool> gpu_reference_usable_;  // asked once per graph
+  std::optional<Values> reference_[2];        // by ReferenceKind
+  double reference_seconds_[2] = {0, 0};
 };
 
 }  // namespace dnnbench

@@ -112,7 +112,7 @@ nlohmann::json describe_providers(const RunOptions& options) {
   if (names.empty()) names = default_provider_names();
   for (const auto& name : names) {
     try {
-      if (auto p = make_provider(name)) {
+      if (auto p = make_provider(name, options.provider_settings)) {
         nlohmann::json entry = {{"version", p->version()}};
         nlohmann::json device = nlohmann::json::object();
         for (const auto& [key, value] : p->device_properties()) device[key] = value;
@@ -223,6 +223,7 @@ nlohmann::json collect_metadata(const std::vector<std::string>& argv, const RunO
       {"providers", options.providers},
       {"engines", options.engines},
       {"skip_engines", options.skip_engines},
+      {"max_engines", options.max_engines},
       {"engine_matrix", engine_matrix_json(options.engine_matrix)},
       {"ops", options.ops},
       {"graphs", options.graph_arguments},
@@ -230,6 +231,8 @@ nlohmann::json collect_metadata(const std::vector<std::string>& argv, const RunO
       {"output", optional_json(options.output_path)},
       {"dump_tensors", optional_json(options.dump_tensors_dir)},
       {"save_samples", options.save_samples},
+      {"heur_mode", optional_json(options.provider_settings.cudnn_heur_mode)},
+      {"gpu_reference", options.gpu_reference},
       {"oracle",
        {{"enabled", options.oracle.enabled},
         {"aa_self_check", options.oracle.aa_self_check},

@@ -188,6 +188,7 @@ void run_oracle(GraphData& data, Provider& provider, Stream& stream, const Engin
       PlanSession b(data, provider, stream, winner->spec);
       PlanSession control(data, provider, stream, heuristic);
       b.set_tf32_math(uses_tf32_math(engine));
+      b.set_winograd(uses_winograd(engine));
       o.cpu_build_time_ms = b.build_ms();
       std::optional<Stats> winner_stats;
       auto delta = paired_between(a, b, control, stream, options, &o.warm_baseline_stats, &winner_stats);

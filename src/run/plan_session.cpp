@@ -98,6 +98,10 @@ bool uses_tf32_math(const EngineInfo& engine) {
   return std::find(engine.notes.begin(), engine.notes.end(), kTf32MathNote) != engine.notes.end();
 }
 
+bool uses_winograd(const EngineInfo& engine) {
+  return std::find(engine.notes.begin(), engine.notes.end(), kWinogradNote) != engine.notes.end();
+}
+
 std::unique_ptr<StoppingRule> make_stopping_rule(const RunOptions& options) {
   if (options.iters) return std::make_unique<FixedCountRule>(*options.iters);
   return std::make_unique<AdaptiveMedianRule>(options.adaptive);
@@ -121,14 +125,17 @@ Correctness PlanSession::check_current_outputs(const RunOptions& options) {
   stream_.synchronize();
   buffers_->fetch_outputs(provider_, stream_);
   const auto& graph = data_.graph();
-  const auto& reference = data_.reference();
+  const ReferenceKind kind = data_.reference_kind_for(provider_.device());
+  const auto& reference = data_.reference(kind);
   Correctness c;
-  c.reference = "cpu-fp64";
+  c.reference = reference_kind_name(kind);
   double worst = -1;
   for (auto uid : graph.output_uids()) {
     const auto& desc = graph.tensor(uid);
     Tolerance tol = tf32_math_ ? tf32_math_tolerance(desc.dtype, data_.cost().reduction_length)
                                : default_tolerance(desc.dtype, data_.cost().reduction_length);
+    if (winograd_) tol = winograd_tolerance(tol);
+    if (kind == ReferenceKind::gpu_fp32) tol = with_fp32_reference(tol, data_.cost().reduction_length);
     if (options.rtol) tol.rtol = *options.rtol, tol.basis = "--rtol/--atol";
     if (options.atol) tol.atol = *options.atol, tol.basis = "--rtol/--atol";
     const auto result = compare_values(buffers_->host(uid).to_dense(), reference.at(uid), tol);

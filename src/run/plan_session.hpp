@@ -61,6 +61,8 @@ class PlanSession {
   void set_measure_options(const MeasureOptions& options);
   // GPU sensors to sample while measuring (nullptr: none); must outlive the session.
   void set_clock_source(ClockSource* source) { clock_source_ = source; }
+  // Judge outputs with the Winograd tolerance (the engine says it uses Winograd transforms).
+  void set_winograd(bool on) { winograd_ = on; }
   PlanSession(const PlanSession&) = delete;
   PlanSession& operator=(const PlanSession&) = delete;
 
@@ -101,7 +103,7 @@ class PlanSession {
   std::unique_ptr<KernelTimer> kernel_timer_;
   std::int64_t batch_ = 0;  // 0: not chosen yet
   double build_ms_ = 0, bind_ms_ = 0;
-  bool tf32_math_ = false;
+  bool tf32_math_ = false, winograd_ = false;
   MeasureOptions measure_options_;
   std::unique_ptr<CacheFlusher> flusher_;  // cold mode only
   ClockSource* clock_source_ = nullptr;
@@ -112,6 +114,8 @@ class PlanSession {
 
 // True when an engine's notes say it computes fp32 data in TF32.
 bool uses_tf32_math(const EngineInfo& engine);
+// True when an engine's notes say it convolves through Winograd transforms.
+bool uses_winograd(const EngineInfo& engine);
 
 std::unique_ptr<StoppingRule> make_stopping_rule(const RunOptions& options);
 

@@ -66,6 +66,7 @@ RowResult run_row(GraphData& data, Provider& provider, Stream& stream, const Eng
     session.set_tf32_math(uses_tf32_math(engine));
     session.set_measure_options(options.measure);
     session.set_clock_source(gpu_clock_source(provider));
+    session.set_winograd(uses_winograd(engine));
     row.cpu_build_time_ms = session.build_ms();
     row.plan_name = session.plan().name();
     row.workspace_bytes = static_cast<std::int64_t>(session.plan().workspace_bytes());

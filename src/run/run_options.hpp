@@ -8,6 +8,7 @@
 #include "graph/validate.hpp"
 #include "measure/steady_state.hpp"
 #include "measure/stopping_rule.hpp"
+#include "providers/registry.hpp"
 #include "run/archive.hpp"
 
 namespace dnnbench {
@@ -64,11 +65,18 @@ struct RunOptions {
   // what is free.
   std::optional<std::int64_t> max_memory;
   OracleOptions oracle;
-  std::vector<std::string> skip_engines;    // ids or names never run
+  std::vector<std::string> skip_engines;  // ids or names never run
+  // --max-engines: run only the first N selected engines of each provider (the heuristic's
+  // top N when --engine is not given); 0: all.
+  std::int64_t max_engines = 0;
   std::vector<EngineChoice> engine_matrix;  // a provider listed here runs only these ids, in order
   std::vector<std::string> ops;             // keep only graphs with a node of one of these op types
   bool dry_run = false;                     // load, filter and list the graphs; run no row
   ArchiveLimits archive;
+  ProviderSettings provider_settings;  // --heur-mode
+  // Rows of device providers on graphs with a convolution or matmul are judged by the CUDA
+  // reference where it can run (fp32 accumulation); --cpu-reference: always the fp64 CPU one.
+  bool gpu_reference = true;
   // Recorded in the metadata only.
   std::vector<std::string> graph_arguments;
   std::optional<std::string> recipe_path, output_path;

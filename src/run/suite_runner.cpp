@@ -32,7 +32,7 @@ std::vector<ProviderSlot> make_providers(const RunOptions& options) {
   if (names.empty()) names = default_provider_names();
   std::vector<ProviderSlot> slots;
   for (const auto& name : names) {
-    auto provider = make_provider(name);
+    auto provider = make_provider(name, options.provider_settings);
     if (!provider) throw std::invalid_argument(unknown_provider_message(name));
     auto stream = provider->make_stream();
     slots.push_back({std::move(provider), std::move(stream)});
@@ -68,7 +68,7 @@ bool run_graph(GraphResult& result, const Graph& graph, std::vector<ProviderSlot
     if (row) result.results.push_back(*row);
     return row != nullptr;
   };
-  GraphData data(graph, options.seed);
+  GraphData data(graph, options.seed, options.gpu_reference);
   result.analytical_flops = data.cost().flops;
   result.analytical_io_bytes = data.cost().min_bytes;
 
@@ -106,7 +106,9 @@ bool run_graph(GraphResult& result, const Graph& graph, std::vector<ProviderSlot
       continue;
     }
     const auto wanted = wanted_engines(options, provider.name());
-    const auto selection = select_engines(offered, wanted.ids, options.skip_engines);
+    auto selection = select_engines(offered, wanted.ids, options.skip_engines);
+    if (options.max_engines > 0 && selection.engines.size() > static_cast<std::size_t>(options.max_engines))
+      selection.engines.resize(static_cast<std::size_t>(options.max_engines));
     const auto first_row = result.results.size();
     for (const auto& engine : selection.engines) {
       if (reuse(provider.name(), engine.id)) continue;

@@ -40,6 +40,21 @@ Tolerance tf32_math_tolerance(DataType output_type, std::int64_t reduction_lengt
   return tol;
 }
 
+Tolerance winograd_tolerance(Tolerance base) {
+  base.rtol *= kWinogradErrorFactor;
+  base.atol *= kWinogradErrorFactor;
+  base.basis += fmt::format(", x{} for Winograd transforms (engine note)", kWinogradErrorFactor);
+  return base;
+}
+
+Tolerance with_fp32_reference(Tolerance base, std::int64_t reduction_length) {
+  const Tolerance fp32 = default_tolerance(DataType::f32, reduction_length);
+  base.rtol += fp32.rtol;
+  base.atol += fp32.atol;
+  base.basis += ", + fp32 default for the fp32-accumulating reference";
+  return base;
+}
+
 namespace {
 
 std::string index_text(const std::vector<std::int64_t>& dims, std::int64_t linear) {

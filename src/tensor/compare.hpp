@@ -22,6 +22,17 @@ Tolerance default_tolerance(DataType output_type, std::int64_t reduction_length)
 // For fp32 outputs of an engine that computes in TF32 (inputs rounded to a 10-bit mantissa,
 // like fp16's): the fp16 bases, scaled the same way. Other types keep their defaults.
 Tolerance tf32_math_tolerance(DataType output_type, std::int64_t reduction_length);
+// For an engine that convolves through Winograd transforms: the transforms' matrices amplify
+// rounding error, so the result is legitimately less accurate than a direct convolution's in
+// the same precision (about an order of magnitude for the usual F(4x4, 3x3) tiles; Barabasz et
+// al., "Error analysis and improving the accuracy of Winograd convolution", 2020). `base` is
+// widened by kWinogradErrorFactor, said in its basis.
+inline constexpr double kWinogradErrorFactor = 10;
+Tolerance winograd_tolerance(Tolerance base);
+// For outputs judged against the CUDA reference, which accumulates in fp32: its own rounding
+// error (at most what an fp32 library's is) adds to the error budget, so fp32's default
+// tolerance at this reduction length is added to `base`, said in its basis.
+Tolerance with_fp32_reference(Tolerance base, std::int64_t reduction_length);
 
 struct CompareResult {
   bool passed = true;

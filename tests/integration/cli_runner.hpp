@@ -58,7 +58,11 @@ inline CliResult run_cli(const std::vector<std::string>& args,
   for (const auto& assignment : environment) command += shell_quote(assignment) + " ";
   if (!environment.empty()) command = "env " + command;
   command += shell_quote(DNNBENCH_BINARY);
-  for (const auto& a : args) command += " " + shell_quote(a);
+  // Appended piecewise: `" " + std::string` trips GCC 12's false -Wrestrict at -O3 when inlined.
+  for (const auto& a : args) {
+    command += ' ';
+    command += shell_quote(a);
+  }
   command += " >" + shell_quote((dir / "out").string()) + " 2>" + shell_quote((dir / "err").string()) +
              " </dev/null";
   const int status = std::system(command.c_str());

@@ -81,6 +81,11 @@ class CudnnProvider final : public Provider {
       if (fp32_contraction(graph) &&
           std::find(e.notes.begin(), e.notes.end(), "TENSOR_CORE") != e.notes.end())
         info.notes.push_back(std::string(kTf32Note));
+      // WINOGRAD, WINOGRAD_TILE_4x4, ...: transform-domain arithmetic, judged with the wider
+      // Winograd tolerance (tensor/compare.hpp says why and by how much).
+      if (std::any_of(e.notes.begin(), e.notes.end(),
+                      [](const std::string& n) { return n.starts_with("WINOGRAD"); }))
+        info.notes.push_back(std::string(kWinogradNote));
       if (!e.heuristic_configs.empty())
         info.notes.push_back(
             fmt::format("heuristic {} configs: {}", heur_mode_name(a.mode), e.heuristic_configs.size()));
@@ -104,7 +109,20 @@ class CudnnProvider final : public Provider {
 
   std::unique_ptr<Plan> build(const Graph& graph, const PlanSpec& spec) override {
     const EngineConfig config = from_spec(spec);
-    return std::make_unique<CudnnPlan>(analysis(graph).graph, config);
+    try {
+      return std::make_unique<CudnnPlan>(analysis(graph).graph, config);
+    } catch (const ConfigFailed& e) {
+      // Measured on cuDNN 9.14 (H200): layer norm engines that the heuristic does not list for
+      // the graph fail their engine config with EXECUTION_FAILED (fillup_num_execution_groups())
+      // where other engines say NOT_SUPPORTED, while the listed engine builds and passes.
+      // Nothing has run at config finalize: it is cuDNN refusing the engine, so the row is
+      // skipped with cuDNN's own message. A listed engine failing so stays an error.
+      if (e.status == CUDNN_STATUS_EXECUTION_FAILED && !listed_by_heuristic(graph, config.engine))
+        throw Unsupported(
+            std::string(e.what()) +
+            " (an engine the heuristic does not list for this graph: cuDNN refuses its config)");
+      throw;
+    }
   }
 
  private:
@@ -122,6 +140,12 @@ class CudnnProvider final : public Provider {
     cached_graph_ = &graph;
     cached_key_ = key;
     return *cached_;
+  }
+
+  bool listed_by_heuristic(const Graph& graph, std::int64_t index) {
+    for (const auto& e : analysis(graph).engines)
+      if (e.index == index) return !e.heuristic_configs.empty();
+    return false;
   }
 
   const EngineEntry& entry(const Graph& graph, const std::string& id) {

@@ -254,7 +254,11 @@ BuiltConfig build_config(const OpGraph& graph, const EngineConfig& config) {
   b.config = Descriptor(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
   set(b.config, CUDNN_ATTR_ENGINECFG_ENGINE, b.engine);
   if (!choices.empty()) set(b.config, CUDNN_ATTR_ENGINECFG_KNOB_CHOICES, choices);
-  b.config.finalize("engine config " + to_spec(config).name());
+  const std::string what = "engine config " + to_spec(config).name();
+  if (const cudnnStatus_t s = b.config.try_finalize(); s != CUDNN_STATUS_SUCCESS) {
+    if (is_not_supported(s)) throw Unsupported(status_message(s, what));
+    throw ConfigFailed(s, status_message(s, what));
+  }
   return b;
 }
 

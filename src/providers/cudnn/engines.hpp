@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -60,13 +61,22 @@ PlanSpec to_spec(const EngineConfig& config);
 // Throws Unsupported when the spec is not an engine id with "k<type>" knobs.
 EngineConfig from_spec(const PlanSpec& spec);
 
+// cuDNN failed to finalize an engine config with a status other than NOT_SUPPORTED.
+class ConfigFailed : public std::runtime_error {
+ public:
+  ConfigFailed(cudnnStatus_t status_, const std::string& message)
+      : std::runtime_error(message), status(status_) {}
+  cudnnStatus_t status;
+};
+
 // A finalized ENGINECFG with everything it points to.
 struct BuiltConfig {
   Descriptor engine;
   std::vector<Descriptor> choices;
   Descriptor config;
 };
-// Throws Unsupported when cuDNN refuses the engine or the knob choices.
+// Throws Unsupported when cuDNN refuses the engine or the knob choices (NOT_SUPPORTED),
+// ConfigFailed when the config fails to finalize with another status.
 BuiltConfig build_config(const OpGraph& graph, const EngineConfig& config);
 // The engine index and knob choices a finalized ENGINECFG describes.
 EngineConfig read_config(const Descriptor& config);

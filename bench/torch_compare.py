@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""dnnbench's cuDNN rows next to PyTorch's own timing of the same problems.
+
+For every graph (hipDNN JSON with one convolution or matmul node) it builds the same problem in
+PyTorch -- shapes, dtypes, strides (so the layout), padding, stride, dilation, groups -- times it
+with torch.backends.cudnn.benchmark False and True, and prints it beside dnnbench's figures from
+a results JSON:
+
+  ootb   the first cuDNN engine's OOTB row (cuDNN's own top pick), GPU kernel median
+  best   the fastest plan dnnbench measured for the graph: every passed row's median and every
+         oracle winner's (paired re-timing) median
+
+Timing here follows dnnbench's method: CUDA events around a batch of back-to-back calls sized to
+last about 1 ms (so launch gaps and event resolution do not dominate short kernels), warm-up
+first, the median of --samples batches (>= 100).
+
+With --repeat RUN2.json (the same suite run again) it reports the distribution of per-row ratios
+of GPU kernel medians between the two runs, for rows whose kernels last more than 20 us: the
+noise between two runs of the tool.
+"""
+import argparse
+import json
+import math
+import statistics
+import sys
+
+TARGET_BATCH_MS = 1.0  # as dnnbench's src/run/plan_session.cpp
+MIN_REPEAT_KERNEL_MS = 0.020
+
+DTYPES = {"half": "float16", "float16": "float16", "bfloat16": "bfloat16", "bf16": "bfloat16",
+          "float": "float32", "float32": "float32", "double": "float64"}
+
+
+def load_graph(path):
+    with open(path) as f:
+        g = json.load(f)
+    tensors = {t["uid"]: t for t in g["tensors"]}
+    if len(g["nodes"]) != 1:
+        raise ValueError("only single-node graphs are compared")
+    return g, tensors, g["nodes"][0]
+
+
+def settings(node):
+    return node.get("parameters") or node.get("attributes") or {}
+
+
+def port(node, tensors, side, role):
+    return tensors[node[side][role + "_tensor_uid"]]
+
+
+def make_tensor(torch, t, gen):
+    dtype = getattr(torch, DTYPES[t["data_type"]])
+    x = torch.empty_strided(t["dims"], t["strides"], dtype=dtype, device="cuda")
+    x.copy_(torch.empty(t["dims"], dtype=torch.float32).uniform_(-1, 1, generator=gen).to(dtype))
+    return x
+
+
+def build_problem(torch, path):
+    """A zero-argument callable running the graph's op in PyTorch, and a one-line description."""
+    g, tensors, node = load_graph(path)
+    gen = torch.Generator().manual_seed(42)
+    kind = node["type"]
+    if kind == "MatmulAttributes":
+        a = make_tensor(torch, port(node, tensors, "inputs", "a"), gen)
+        b = make_tensor(torch, port(node, tensors, "inputs", "b"), gen)
+        return (lambda: torch.matmul(a, b)), f"matmul {list(a.shape)} x {list(b.shape)}"
+    p = settings(node)
+    pre, post = p.get("pre_padding", []), p.get("post_padding", [])
+    if pre != post:
+        raise ValueError("asymmetric padding has no PyTorch equivalent")
+    stride, dilation = p.get("stride"), p.get("dilation")
+    conv_roles = {"ConvolutionFwdAttributes": (("x", "w"), "y"),
+                  "ConvolutionBwdAttributes": (("dy", "w"), "dx"),
+                  "ConvolutionWrwAttributes": (("x", "dy"), "dw")}
+    if kind not in conv_roles:
+        raise ValueError(f"op {kind} is not compared")
+    (r0, r1), out_role = conv_roles[kind]
+    t0, t1 = port(node, tensors, "inputs", r0), port(node, tensors, "inputs", r1)
+    out = port(node, tensors, "outputs", out_role)
+    a, b = make_tensor(torch, t0, gen), make_tensor(torch, t1, gen)
+    x_t = {"ConvolutionFwdAttributes": t0, "ConvolutionBwdAttributes": out, "ConvolutionWrwAttributes": t0}[kind]
+    w_t = {"ConvolutionFwdAttributes": t1, "ConvolutionBwdAttributes": t1, "ConvolutionWrwAttributes": out}[kind]
+    groups = x_t["dims"][1] // w_t["dims"][1]
+    spatial = len(x_t["dims"]) - 2
+    stride = stride or [1] * spatial
+    dilation = dilation or [1] * spatial
+    padding = pre or [0] * spatial
+    zeros = [0] * spatial
+    desc = (f"{kind.replace('Attributes', '')} x{x_t['dims']} w{w_t['dims']} pad{padding} "
+            f"stride{stride} dil{dilation} groups{groups} {t0['data_type']}")
+    conv = torch.ops.aten.convolution
+    back = torch.ops.aten.convolution_backward
+    if kind == "ConvolutionFwdAttributes":
+        return (lambda: conv(a, b, None, stride, padding, dilation, False, zeros, groups)), desc
+    if kind == "ConvolutionBwdAttributes":
+        x_like = make_tensor(torch, out, gen)  # only its shape and layout matter
+        return (lambda: back(a, x_like, b, None, stride, padding, dilation, False, zeros, groups,
+                             [True, False, False])), desc
+    w_like = make_tensor(torch, out, gen)
+    return (lambda: back(b, a, w_like, None, stride, padding, dilation, False, zeros, groups,
+                         [False, True, False])), desc
+
+
+def time_ms(torch, fn, samples, warmup):
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    fn()
+    stop.record()
+    stop.synchronize()
+    single = start.elapsed_time(stop)
+    batch = max(1, min(1000, math.ceil(TARGET_BATCH_MS / single))) if single > 0 else 1000
+    times = []
+    for _ in range(samples):
+        start.record()
+        for _ in range(batch):
+            fn()
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop) / batch)
+    return statistics.median(times)
+
+
+def row_median(row):
+    stats = row.get("gpu_kernel_stats") or {}
+    return stats.get("median_ms")
+
+
+def dnnbench_figures(results_path):
+    """graph name -> (ootb ms, ootb plan, best ms, best plan) from cudnn rows."""
+    with open(results_path) as f:
+        suite = json.load(f)
+    out = {}
+    for g in suite["graphs"]:
+        rows = [r for r in g["results"] if r["provider"] == "cudnn"]
+        if not rows:
+            continue
+        first = rows[0]
+        ootb = row_median(first) if first.get("passed") else None
+        best, best_plan = None, None
+        for r in rows:
+            if not r.get("passed"):
+                continue
+            candidates = [(row_median(r), r.get("plan_name"))]
+            o = r.get("oracle") or {}
+            if o.get("gpu_kernel_stats") and (o.get("correctness") or {}).get("passed"):
+                candidates.append((o["gpu_kernel_stats"]["median_ms"], o.get("plan_name")))
+            for ms, plan in candidates:
+                if ms is not None and (best is None or ms < best):
+                    best, best_plan = ms, plan
+        out[g["graph_name"]] = (ootb, first.get("plan_name") if ootb else first.get("status"), best, best_plan)
+    return out
+
+
+def repeat_ratios(run1, run2):
+    def medians(path):
+        with open(path) as f:
+            suite = json.load(f)
+        return {(g["graph_name"], r["engine_id"]): row_median(r)
+                for g in suite["graphs"] for r in g["results"]
+                if r["provider"] == "cudnn" and r.get("status") == "success"}
+    m1, m2 = medians(run1), medians(run2)
+    ratios = []
+    for key, a in m1.items():
+        b = m2.get(key)
+        if a and b and min(a, b) > MIN_REPEAT_KERNEL_MS:
+            ratios.append(b / a)
+    return ratios
+
+
+def quantile(sorted_values, q):
+    k = (len(sorted_values) - 1) * q
+    lo, hi = math.floor(k), math.ceil(k)
+    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (k - lo)
+
+
+def fmt(ms):
+    return f"{ms * 1000:9.1f}" if ms else "        -"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("graphs", nargs="+", help="graph JSON files")
+    ap.add_argument("--dnnbench", required=True, help="dnnbench results JSON (run with --provider cudnn --oracle)")
+    ap.add_argument("--repeat", help="results JSON of the same suite run again (repeat-run check)")
+    ap.add_argument("--samples", type=int, default=100, help="timed batches per figure (>= 100)")
+    ap.add_argument("--warmup", type=int, default=20)
+    args = ap.parse_args()
+
+    import torch
+    print(f"torch {torch.__version__}, cuDNN {torch.backends.cudnn.version()}, "
+          f"{torch.cuda.get_device_name()}; batches of ~{TARGET_BATCH_MS} ms, median of {args.samples}")
+    ours = dnnbench_figures(args.dnnbench)
+    header = (f"{'graph':<50} {'ootb us':>9} {'best us':>9} {'bm=F us':>9} {'bm=T us':>9} "
+              f"{'F/ootb':>7} {'T/best':>7}")
+    print(header)
+    print("-" * len(header))
+    ratio_f, ratio_t = [], []
+    for path in args.graphs:
+        name = load_graph(path)[0]["name"]
+        ootb, ootb_plan, best, best_plan = ours.get(name, (None, "not run", None, None))
+        try:
+            fn, _ = build_problem(torch, path)
+            torch.backends.cudnn.benchmark = False
+            t_false = time_ms(torch, fn, args.samples, args.warmup)
+            torch.backends.cudnn.benchmark = True
+            t_true = time_ms(torch, fn, args.samples, args.warmup)
+        except Exception as e:  # one graph's failure must not stop the comparison
+            print(f"{name:<50} torch failed: {e}")
+            continue
+        rf = t_false / ootb if ootb else None
+        rt = t_true / best if best else None
+        if rf:
+            ratio_f.append(rf)
+        if rt:
+            ratio_t.append(rt)
+        print(f"{name:<50} {fmt(ootb)} {fmt(best)} {fmt(t_false)} {fmt(t_true)} "
+              f"{rf or float('nan'):7.2f} {rt or float('nan'):7.2f}")
+    if ratio_f:
+        print(f"geomean torch(benchmark=False) / dnnbench OOTB: {statistics.geometric_mean(ratio_f):.3f} "
+              f"over {len(ratio_f)} graphs")
+    if ratio_t:
+        print(f"geomean torch(benchmark=True) / dnnbench best:  {statistics.geometric_mean(ratio_t):.3f} "
+              f"over {len(ratio_t)} graphs")
+    print("(ratios > 1: dnnbench's plan is faster than PyTorch's)")
+    if args.repeat:
+        r = sorted(repeat_ratios(args.dnnbench, args.repeat))
+        if r:
+            print(f"repeat-run check: {len(r)} rows with kernels > {MIN_REPEAT_KERNEL_MS * 1000:.0f} us, "
+                  f"run2/run1 median ratio min {r[0]:.4f} median {quantile(r, 0.5):.4f} "
+                  f"p95 {quantile(r, 0.95):.4f} max {r[-1]:.4f}")
+        else:
+            print("repeat-run check: no comparable rows")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
