@@ -26,6 +26,7 @@
 #include "run/metadata.hpp"
 #include "run/oracle.hpp"
 #include "run/suite_runner.hpp"
+#include "version/git_revision.hpp"
 
 namespace dnnbench {
 namespace {
@@ -89,7 +90,7 @@ void print_run_header(const RunOptions& options, std::size_t graph_inputs) {
                             ? fmt::format("{} {}", name, entry["version"].get<std::string>())
                             : fmt::format("{} (unusable)", name));
   fmt::print(std::cout, "dnnbench {} ({}) | providers: {} | {} graph input{}{}\n", DNNBENCH_VERSION,
-             DNNBENCH_GIT_REVISION, fmt::join(providers, ", "), graph_inputs, graph_inputs == 1 ? "" : "s",
+             git_revision(), fmt::join(providers, ", "), graph_inputs, graph_inputs == 1 ? "" : "s",
              options.recipe_path ? " | recipe " + *options.recipe_path : "");
   std::cout.flush();
 }

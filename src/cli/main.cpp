@@ -6,13 +6,14 @@
 
 #include "cli/calibrate_command.hpp"
 #include "cli/commands.hpp"
+#include "version/git_revision.hpp"
 
 int main(int argc, char** argv) {
   std::vector<std::string> command_line(argv, argv + argc);
   CLI::App app{"dnnbench: benchmark and validate DNN operation graphs on the engines of DNN libraries"};
   app.require_subcommand(1);
   app.set_version_flag("--version",
-                       std::string("dnnbench ") + DNNBENCH_VERSION + " (" + DNNBENCH_GIT_REVISION + ")");
+                       std::string("dnnbench ") + DNNBENCH_VERSION + " (" + dnnbench::git_revision() + ")");
 
   dnnbench::RunCommand run;
   auto* run_cmd =

@@ -62,15 +62,39 @@ std::optional<Stats> stats_from_json(const json& s) {
   return stats;
 }
 
+std::optional<MinMaxMean> range_from_json(const json& r) {
+  if (r.is_null()) return std::nullopt;
+  return MinMaxMean{num(r, "min"), num(r, "max"), num(r, "mean")};
+}
+
+std::optional<ClockSummary> clocks_from_json(const json& c, const json& unstable) {
+  if (c.is_null()) return std::nullopt;
+  ClockSummary out;
+  out.readings = get<std::int64_t>(c, "readings");
+  out.sm_mhz = range_from_json(at(c, "sm_mhz"));
+  out.mem_mhz = range_from_json(at(c, "memory_mhz"));
+  out.temperature_c = range_from_json(at(c, "temperature_c"));
+  out.power_w = range_from_json(at(c, "power_w"));
+  out.clock_unstable = unstable.is_boolean() && unstable.get<bool>();
+  return out;
+}
+
 std::optional<TimingInfo> timing_from_json(const json& t) {
   if (t.is_null()) return std::nullopt;
   TimingInfo timing;
   timing.method = get<std::string>(t, "method");
   timing.batch = get<std::int64_t>(t, "batch");
+  timing.meaning = get<std::string>(t, "meaning");
+  timing.cache_mode = get<std::string>(t, "cache_mode");
+  timing.cache_flush = get_opt<std::string>(t, "cache_flush").value_or("");
   timing.rule = get<std::string>(t, "stopping_rule");
   timing.converged = get<bool>(t, "converged");
   timing.warmup = get<std::int64_t>(t, "warmup");
+  timing.warmup_ms = num(t, "warmup_ms");
+  timing.warmup_steady = get<bool>(t, "warmup_steady");
   timing.elapsed_ms = num(t, "elapsed_ms");
+  timing.wall_ms = num(t, "wall_ms");
+  timing.clocks = clocks_from_json(at(t, "clocks"), at(t, "clock_unstable"));
   timing.samples_ms = get_opt<std::vector<double>>(t, "samples_ms").value_or(std::vector<double>{});
   return timing;
 }

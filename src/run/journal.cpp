@@ -8,6 +8,7 @@
 #include "providers/registry.hpp"
 #include "report/json_read.hpp"
 #include "report/json_report.hpp"
+#include "version/git_revision.hpp"
 
 namespace dnnbench {
 namespace {
@@ -46,7 +47,7 @@ void collect_differences(const json& before, const json& now, const std::string&
 
 json options_fingerprint(const RunOptions& o) {
   const auto providers = o.providers.empty() ? default_provider_names() : o.providers;
-  return {{"tool", fmt::format("{} ({})", DNNBENCH_VERSION, DNNBENCH_GIT_REVISION)},
+  return {{"tool", fmt::format("{} ({})", DNNBENCH_VERSION, git_revision())},
           {"providers", providers},
           {"engines", o.engines},
           {"skip_engines", o.skip_engines},

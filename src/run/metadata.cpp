@@ -14,6 +14,7 @@
 
 #include "providers/registry.hpp"
 #include "run/calibration.hpp"
+#include "version/git_revision.hpp"
 
 extern char** environ;
 
@@ -174,8 +175,7 @@ nlohmann::json selection_environment() {
 nlohmann::json collect_metadata(const std::vector<std::string>& argv, const RunOptions& options) {
   nlohmann::json meta;
   meta["timestamp_utc"] = utc_timestamp();
-  meta["tool"] = {
-      {"name", "dnnbench"}, {"version", DNNBENCH_VERSION}, {"git_revision", DNNBENCH_GIT_REVISION}};
+  meta["tool"] = {{"name", "dnnbench"}, {"version", DNNBENCH_VERSION}, {"git_revision", git_revision()}};
   meta["command_line"] = argv;
   utsname uts{};
   uname(&uts);

@@ -182,6 +182,7 @@ TEST(Paired, AnEffectInsideTheControlsBandIsNotSignificant) {
   r.ci_hi = 1.07;
   judge_against_control(r, control, 0.01);
   EXPECT_TRUE(r.significant);
+}
 
 TEST(Paired, AaFalsePositiveRateOverManyInterleavedTrialsIsAtMostTheStatedRate) {
   // 400 synthetic A/A comparisons through run_paired, with shared drift and heavy-ish noise, and

@@ -26,7 +26,21 @@ RowResult full_row() {
   row.workspace_bytes = 4096;
   row.host_stats = summarize({1.0, 2.0, 3.5});
   row.gpu_kernel_stats = summarize({0.25, 0.5});
-  row.timing = TimingInfo{"host-per-execution", 2, "adaptive", true, 3, 12.5, {1.0, 2.0}};
+  row.timing = TimingInfo{"device-events-single+cold-flush",
+                          2,
+                          "throughput",
+                          "cold",
+                          "memset 2x L2",
+                          "adaptive",
+                          true,
+                          3,
+                          1.5,
+                          true,
+                          12.5,
+                          20.0,
+                          ClockSummary{4, MinMaxMean{1700, 1980, 1800}, MinMaxMean{2619, 2619, 2619},
+                                       MinMaxMean{40, 45, 42}, std::nullopt, true},
+                          {1.0, 2.0}};
   row.analytical_flops = 2e9;
   row.analytical_io_bytes = 3e6;
   Correctness c;

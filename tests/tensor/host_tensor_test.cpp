@@ -14,7 +14,7 @@ TensorDesc small_desc(std::int64_t elements) {
   d.name = "t";
   d.dims = {elements};
   d.strides = {1};
-  d.dtype = DataType::fp32;
+  d.dtype = DataType::f32;
   return d;
 }
 
