@@ -58,7 +58,7 @@ fi
 # 4. Smoke suite: every sample graph on the cudnn provider.
 if [ "${GPU_RUN_SKIP_SMOKE:-0}" != 1 ]; then
   # Correctness is the point here: a fixed, small sample count keeps the suite to minutes.
-  "$BUILD/dnnbench" run -g graphs/samples --provider cudnn --warmup 2 --iters 10 -o "$OUT_DIR/smoke.json" \
+  "$BUILD/dnnbench" run -g graphs/samples --provider cudnn --warmup 2 --warmup-max-ms 0 --iters 10 -o "$OUT_DIR/smoke.json" \
     > "$OUT_DIR/smoke.log" 2>&1
   echo "gpu-run: smoke exit code $?"
   tail -40 "$OUT_DIR/smoke.log"

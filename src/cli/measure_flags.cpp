@@ -23,6 +23,9 @@ void add_measure_flags(CLI::App& app, MeasureOptions& options) {
                  "hot: caches keep what the last execution left (default); cold: flush the GPU L2 / CPU "
                  "last-level cache before every timed execution, outside the timed region (no batching)")
       ->transform(CLI::CheckedTransformer(modes, CLI::ignore_case));
+  app.add_flag("--per-execution-events", options.per_execution_events,
+               "GPU: time each execution of a batch with its own event pair (a sample is their median), "
+               "to check batched timing against single-run timing at the same clocks");
   app.add_flag("--latency", options.latency,
                "Time isolated executions after an idle gap (latency of one call) instead of steady-state "
                "throughput in a loop (no batching)");

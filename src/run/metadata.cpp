@@ -216,6 +216,7 @@ nlohmann::json collect_metadata(const std::vector<std::string>& argv, const RunO
       {"latency", options.measure.latency},
       {"latency_idle_ms", options.measure.latency_idle_ms},
       {"batch", options.measure.batch ? nlohmann::json(*options.measure.batch) : nlohmann::json(nullptr)},
+      {"per_execution_events", options.measure.per_execution_events},
       {"warmup_max_ms", options.measure.steady.max_ms},
       {"clock_tolerance", options.measure.clock_tolerance},
       {"rtol", options.rtol ? nlohmann::json(*options.rtol) : nlohmann::json(nullptr)},

@@ -93,7 +93,9 @@ class PlanSession {
   std::int64_t batch();
   bool single_execution_samples() const;
   Sample take_sample(std::int64_t executions);
+  Sample take_split_sample(std::int64_t executions);
   std::string method() const;
+  std::vector<std::unique_ptr<KernelTimer>> split_timers_;  // --per-execution-events
   GraphData& data_;
   Provider& provider_;
   Stream& stream_;

@@ -38,7 +38,12 @@ struct MeasureOptions {
   bool latency = false;
   double latency_idle_ms = 2;
   std::optional<std::int64_t> batch;  // --batch N: executions per sample, forced (1 = single-run)
-  SteadyStateLimits steady;           // warm-up until steady; max_ms is --warmup-max-ms
+  // --per-execution-events: every execution of a batch between its own event pair, the batch
+  // still back to back; a sample is the median of its executions. Single-run times taken in the
+  // same thermal state as the batch (a --batch 1 loop idles between samples and clocks up), to
+  // check that batching does not bias the per-execution figure.
+  bool per_execution_events = false;
+  SteadyStateLimits steady;  // warm-up until steady; max_ms is --warmup-max-ms
   // The SM clock's relative movement during sampling above which a row is flagged clock_unstable.
   double clock_tolerance = 0.02;
 };
