@@ -257,3 +257,29 @@ TEST(Oracle, FailureInsideTheOracleIsAnOracleErrorNotARowError) {
 
 }  // namespace
 }  // namespace dnnbench
+
+namespace dnnbench {
+namespace {
+
+bool warns_about(const std::vector<std::string>& warnings, const char* what) {
+  for (const auto& w : warnings)
+    if (w.find(what) != std::string::npos) return true;
+  return false;
+}
+
+// The oneDNN cache warning concerns runs that can use oneDNN, not a cuDNN-only run.
+TEST(Oracle, PrimitiveCacheWarningOnlyWhenOneDnnMayRun) {
+  unsetenv("ONEDNN_PRIMITIVE_CACHE_CAPACITY");
+  RunOptions options;
+  options.oracle.enabled = true;
+  EXPECT_TRUE(warns_about(oracle_warnings(options), "primitive cache"));
+  options.providers = {"cudnn"};
+  EXPECT_FALSE(warns_about(oracle_warnings(options), "primitive cache"));
+  options.providers = {"cudnn", "onednn"};
+  EXPECT_TRUE(warns_about(oracle_warnings(options), "primitive cache"));
+  options.oracle.enabled = false;
+  EXPECT_TRUE(oracle_warnings(options).empty());
+}
+
+}  // namespace
+}  // namespace dnnbench
