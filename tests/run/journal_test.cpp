@@ -117,7 +117,8 @@ TEST_F(JournalTest, TheLastRowOfAKeyWins) {
     writer.row_finished(graph_named("a.json"), row_of("e1", RowStatus::error));
     writer.row_finished(graph_named("a.json"), row_of("e1", RowStatus::success));
   }
-  const auto* g = read_journal(path_).find("a.json", "fnv1a64:0123456789abcdef");
+  const auto journal = read_journal(path_);  // outlives `g`, which points into it
+  const auto* g = journal.find("a.json", "fnv1a64:0123456789abcdef");
   ASSERT_NE(g, nullptr);
   EXPECT_EQ(g->rows.find("onednn", "e1")->status, RowStatus::success);
   EXPECT_EQ(g->row_order.size(), 1u);
