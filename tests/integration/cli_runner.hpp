@@ -82,4 +82,12 @@ inline std::vector<std::string> quick_timing() {
   return {"--warmup", "1", "--iters", "3", "--warmup-max-ms", "0"};
 }
 
+// `dnnbench run ARGS` with quick_timing() appended.
+inline std::vector<std::string> run_args(std::vector<std::string> args) {
+  std::vector<std::string> all = {"run"};
+  all.insert(all.end(), args.begin(), args.end());
+  for (const auto& a : quick_timing()) all.push_back(a);
+  return all;
+}
+
 }  // namespace dnnbench::testing

@@ -10,13 +10,6 @@ namespace {
 
 using nlohmann::json;
 
-std::vector<std::string> run_args(std::vector<std::string> args) {
-  std::vector<std::string> all = {"run"};
-  all.insert(all.end(), args.begin(), args.end());
-  for (const auto& a : quick_timing()) all.push_back(a);
-  return all;
-}
-
 json read_json(const std::filesystem::path& path) {
   return json::parse(read_text(path));
 }

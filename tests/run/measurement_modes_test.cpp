@@ -2,6 +2,9 @@
 // calibration, on the reference provider (always built, host-timed).
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <memory>
+
 #include "../support/graph_builder.hpp"
 #include "graph/validate.hpp"
 #include "providers/registry.hpp"
@@ -81,6 +84,61 @@ TEST(MeasurementModes, ForcedBatchIsUsed) {
   ASSERT_EQ(row.status, RowStatus::success) << row.error_message.value_or("");
   EXPECT_EQ(row.timing->batch, 4);
   EXPECT_EQ(row.host_stats->n, 5);
+}
+
+// A host stream that offers device-style timers (host clock), counting how many are started, so
+// that the device timing paths run without a GPU.
+class TimedHostStream final : public Stream {
+ public:
+  explicit TimedHostStream(std::unique_ptr<Stream> inner) : inner_(std::move(inner)) {}
+  void synchronize() override { inner_->synchronize(); }
+  std::unique_ptr<KernelTimer> make_kernel_timer() override { return std::make_unique<Timer>(starts_); }
+  int starts() const { return starts_; }
+
+ private:
+  class Timer final : public KernelTimer {
+   public:
+    explicit Timer(int& starts) : starts_(starts) {}
+    void start() override {
+      ++starts_;
+      begin_ = std::chrono::steady_clock::now();
+    }
+    void stop() override { end_ = std::chrono::steady_clock::now(); }
+    double elapsed_ms() override { return std::chrono::duration<double, std::milli>(end_ - begin_).count(); }
+
+   private:
+    int& starts_;
+    std::chrono::steady_clock::time_point begin_, end_;
+  };
+  std::unique_ptr<Stream> inner_;
+  int starts_ = 0;
+};
+
+TEST(MeasurementModes, PerExecutionEventsTimeEachExecutionOfTheBatch) {
+  auto provider = make_provider("reference");
+  TimedHostStream stream(provider->make_stream());
+  const auto graph = relu_graph();
+  GraphData data(graph, 1);
+  auto options = quick_options();
+  options.measure.batch = 4;
+  options.measure.per_execution_events = true;
+  const auto row = run_row(data, *provider, stream, provider->engines(graph).at(0), options);
+  ASSERT_EQ(row.status, RowStatus::success) << row.error_message.value_or("");
+  EXPECT_EQ(row.timing->batch, 4);
+  EXPECT_NE(row.timing->method.find("device-events-per-execution"), std::string::npos) << row.timing->method;
+  ASSERT_TRUE(row.gpu_kernel_stats);
+  EXPECT_EQ(row.gpu_kernel_stats->n, 5);
+  // 5 samples x 4 executions, each between its own timer pair (plus whatever else the row timed).
+  EXPECT_GE(stream.starts(), 20);
+}
+
+TEST(MeasurementModes, PerExecutionEventsIsIgnoredWithoutADeviceTimer) {
+  auto options = quick_options();
+  options.measure.batch = 4;
+  options.measure.per_execution_events = true;
+  const auto row = run_reference_row(options);
+  ASSERT_EQ(row.status, RowStatus::success) << row.error_message.value_or("");
+  EXPECT_EQ(row.timing->method, "host-per-execution");
 }
 
 TEST(MeasurementModes, SteadyStateWarmUpRunsPastTheMinimum) {
