@@ -28,9 +28,7 @@ class JournalTest : public ::testing::Test {
 
 GraphResult graph_named(const std::string& path) {
   GraphResult g;
-  // Move-assigned: g++ 12 at -O3 misreads copying a short literal into the string as an
-  // overlapping memcpy (-Wrestrict, GCC bug 105329).
-  g.graph_name = std::string("g");
+  g.graph_name = "g";
   g.graph_path = path;
   g.content_hash = "fnv1a64:0123456789abcdef";
   return g;
