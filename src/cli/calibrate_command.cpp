@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <iostream>
 #include <set>
@@ -55,7 +56,16 @@ void add_calibrate_options(CLI::App& app, CalibrateCommand& c) {
       ->type_name("NAME");
   app.add_option("--repeats", c.repeats, "Independent measurements of each plan, 2 to 1000 (default: 5)")
       ->type_name("N")
-      ->check(CLI::Range(2, 1000).description(""));
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            std::int64_t n = 0;
+            const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+            const bool whole = ec == std::errc() && end == text.data() + text.size() && !text.empty();
+            return whole && n >= 2 && n <= 1000
+                       ? ""
+                       : fmt::format("expected an integer from 2 to 1000, got \"{}\"", text);
+          },
+          ""));
   app.add_option(
          "--calibration-file", c.calibration_file,
          "Write the result here (default: $XDG_CACHE_HOME/dnnbench/calibration.json); runs record it as "

@@ -53,6 +53,17 @@ TEST(UsageErrors, BadAndContradictoryValuesAreOneLineAndExitTwo) {
   }
 }
 
+TEST(UsageErrors, CalibrateRepeatsSaysWhatIsWanted) {
+  for (const auto* value : {"1", "abc"}) {
+    const auto r = run_cli({"calibrate", "--repeats", value});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find(std::string("--repeats: expected an integer from 2 to 1000, got \"") + value + "\""),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(lines(r.err), 1u) << r.err;
+  }
+}
+
 TEST(UsageErrors, ContradictionsInARecipeAreRefusedToo) {
   TempDir dir;
   const auto recipe = dir / "r.toml";
