@@ -5,11 +5,13 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <iostream>
+#include <set>
 
 #include "cli/commands.hpp"
-#include "cli/measure_flags.hpp"
+#include "cli/option_binder.hpp"
 #include "graph/reader.hpp"
 #include "graph/validate.hpp"
 #include "providers/registry.hpp"
@@ -46,27 +48,39 @@ void print_calibration(const Calibration& c) {
 
 void add_calibrate_options(CLI::App& app, CalibrateCommand& c) {
   app.add_option("-g,--graph", c.graphs,
-                 "Graphs to calibrate on (default: a short and a long 3x3 convolution sized per device)");
+                 "Graphs to calibrate on (default: a short and a long 3x3 convolution sized per device)")
+      ->type_name("INPUT");
   app.add_option("--provider", c.providers,
                  "Providers (default: the default set, which leaves out the reference)")
-      ->delimiter(',');
-  app.add_option("--repeats", c.repeats, "Independent measurements of each plan")->check(CLI::Range(2, 1000));
+      ->delimiter(',')
+      ->type_name("NAME");
+  app.add_option("--repeats", c.repeats, "Independent measurements of each plan, 2 to 1000 (default: 5)")
+      ->type_name("N")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            std::int64_t n = 0;
+            const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+            const bool whole = ec == std::errc() && end == text.data() + text.size() && !text.empty();
+            return whole && n >= 2 && n <= 1000
+                       ? ""
+                       : fmt::format("expected an integer from 2 to 1000, got \"{}\"", text);
+          },
+          ""));
   app.add_option(
-      "--calibration-file", c.calibration_file,
-      "Write the result here (default: $XDG_CACHE_HOME/dnnbench/calibration.json); runs record it as "
-      "metadata.noise_floor");
-  app.add_option("--warmup", c.options.warmup, "Untimed executions before sampling, at least")
-      ->check(CLI::NonNegativeNumber);
-  app.add_option("--target-ci", c.options.adaptive.target_ci_rel,
-                 "Stop each measurement when the median's 95% CI is within this fraction of it")
-      ->check(CLI::Range(1e-6, 1.0));
-  app.add_option("--max-time-ms", c.options.adaptive.max_time_ms,
-                 "Timed milliseconds per measurement at most")
-      ->check(CLI::PositiveNumber);
-  add_measure_flags(app, c.options.measure);
+         "--calibration-file", c.calibration_file,
+         "Write the result here (default: $XDG_CACHE_HOME/dnnbench/calibration.json); runs record it as "
+         "metadata.noise_floor")
+      ->type_name("FILE");
+  // The measurement method's options, as `run` has them (cli/option_table.hpp).
+  static const std::set<std::string, std::less<>> shared = {
+      "warmup",          "target_ci", "max_time_ms",          "cache_mode",    "latency",
+      "latency_idle_ms", "batch",     "per_execution_events", "warmup_max_ms", "clock_tolerance"};
+  c.settings.binder = std::make_shared<RunOptionBinder>(
+      app, [](const RunOptionSpec& spec) { return shared.contains(spec.key); });
 }
 
 int execute_calibrate(CalibrateCommand& c) {
+  check_option_conflicts(c.settings, c.settings.binder->apply(c.settings, nullptr));
   auto providers = c.providers.empty() ? default_provider_names() : c.providers;
   for (const auto& name : providers)
     if (const auto message = unknown_provider_message(name); !message.empty()) throw UsageError(message);
@@ -78,7 +92,7 @@ int execute_calibrate(CalibrateCommand& c) {
         if (input.error) throw std::runtime_error(fmt::format("{}: {}", input.path, *input.error));
         auto graph = read_graph_file(input.file);  // its errors name the file and the JSON path
         try {
-          validate_graph(graph, c.options.limits);
+          validate_graph(graph, c.settings.options.limits);
         } catch (const std::exception& e) {
           throw std::runtime_error(fmt::format("{}: {}", input.path, e.what()));
         }
@@ -90,7 +104,7 @@ int execute_calibrate(CalibrateCommand& c) {
     }
     if (graphs.empty()) throw UsageError("no graph files found in the -g arguments");
   }
-  const auto calibration = run_calibration(graphs, providers, c.options, c.repeats);
+  const auto calibration = run_calibration(graphs, providers, c.settings.options, c.repeats);
   print_calibration(calibration);
   const auto path = c.calibration_file.empty() ? default_calibration_path() : c.calibration_file;
   try {

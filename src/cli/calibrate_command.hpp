@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "run/run_options.hpp"
+#include "cli/commands.hpp"
 
 namespace dnnbench {
 
@@ -14,7 +14,7 @@ struct CalibrateCommand {
   std::vector<std::string> graphs, providers;
   std::int64_t repeats = 5;
   std::string calibration_file;  // empty: the default path
-  RunOptions options;
+  RunCommand settings;           // the measurement options shared with `run` (cli/option_table.hpp)
 };
 
 void add_calibrate_options(CLI::App& app, CalibrateCommand& command);

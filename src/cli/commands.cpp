@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <iostream>
 
-#include "cli/measure_flags.hpp"
+#include "cli/option_binder.hpp"
 #include "cli/progress.hpp"
 #include "cli/recipe.hpp"
 
@@ -18,6 +18,7 @@
 #include "providers/registry.hpp"
 #include "report/console_report.hpp"
 #include "report/json_report.hpp"
+#include "run/calibration.hpp"
 #include "run/graph_loader.hpp"
 #include "run/inputs.hpp"
 #include "run/interrupt.hpp"
@@ -95,13 +96,6 @@ void print_run_header(const RunOptions& options, std::size_t graph_inputs) {
   std::cout.flush();
 }
 
-// --heur-mode: the cuDNN heuristic mode that orders engines and picks each one's plan.
-void add_heur_mode_option(CLI::App& app, ProviderSettings& settings) {
-  app.add_option("--heur-mode", settings.cudnn_heur_mode,
-                 "cuDNN heuristic mode: a, b or fallback (default: $DNNBENCH_CUDNN_HEUR_MODE, else a)")
-      ->check(CLI::IsMember({"a", "b", "fallback"}));
-}
-
 void check_providers_exist(const std::vector<std::string>& names) {
   for (const auto& name : names)
     if (const auto message = unknown_provider_message(name); !message.empty()) throw UsageError(message);
@@ -148,101 +142,10 @@ IsolationMode resolve_isolation(const RunCommand& c) {
 }  // namespace
 
 void add_run_options(CLI::App& app, RunCommand& c) {
-  c.app = &app;
-  app.add_option("-g,--graph", c.graphs,
-                 "Graph files, folders, quoted globs ('graphs/**/*.json') or archives (.tar[.gz|.xz|.bz2], "
-                 ".tgz, .zip); repeat or comma-separate");
   app.add_option("--config", c.config,
-                 "Read run options from this TOML recipe (command-line flags override it)");
-  app.add_option("--provider", c.providers, "Providers to run (default: every provider built)")
-      ->delimiter(',');
-  app.add_option("--skip-engine", c.skip_engines, "Engine ids or names never to run")->delimiter(',');
-  app.add_option("--max-engines", c.options.max_engines,
-                 "Run only the first N engines of each provider (the heuristic's top N; default: all)")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--op", c.ops,
-                 "Keep only graphs with a node of this op type (node type, e.g. ConvolutionFwdAttributes, or "
-                 "family, e.g. conv_fwd, matmul)")
-      ->delimiter(',');
-  app.add_option("--engine", c.engines, "Engine ids or names to run, in this order (default: all)")
-      ->delimiter(',');
-  app.add_option("--warmup", c.options.warmup, "Untimed executions before sampling")
-      ->check(CLI::NonNegativeNumber);
-  app.add_option("--iters", c.iters, "Fixed number of timed samples (default: adaptive stopping rule)")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--target-ci", c.options.adaptive.target_ci_rel,
-                 "Adaptive rule: stop when the median's 95% CI is within this fraction of it")
-      ->check(CLI::Range(1e-6, 1.0));
-  app.add_option("--min-iters", c.options.adaptive.min_iters, "Adaptive rule: minimum samples")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--max-iters", c.options.adaptive.max_iters, "Adaptive rule: maximum samples")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--min-time-ms", c.options.adaptive.min_time_ms, "Adaptive rule: minimum timed milliseconds")
-      ->check(CLI::NonNegativeNumber);
-  app.add_option("--max-time-ms", c.options.adaptive.max_time_ms, "Adaptive rule: maximum timed milliseconds")
-      ->check(CLI::PositiveNumber);
-  add_measure_flags(app, c.options.measure);
-  app.add_option_function<std::string>(
-      "--calibration-file", [&c](const std::string& path) { c.options.calibration_file = path; },
-      "Record the noise floor from this `dnnbench calibrate` file in the metadata (default: "
-      "$XDG_CACHE_HOME/dnnbench/calibration.json when present)");
-  app.add_option("--seed", c.options.seed, "Seed of the input fills");
-  app.add_option("-o,--output", c.output, "Write the results as JSON to this file");
-  app.add_option("--rtol", c.rtol, "Relative tolerance for every output (default: per data type)")
-      ->check(CLI::NonNegativeNumber);
-  app.add_option("--atol", c.atol, "Absolute tolerance for every output (default: per data type)")
-      ->check(CLI::NonNegativeNumber);
-  app.add_option("--dump-tensors", c.dump_tensors,
-                 "Write inputs, reference and each row's outputs as .npy here");
-  app.add_flag("--save-samples", c.options.save_samples, "Keep every timing sample in the JSON");
-  app.add_flag("--oracle", c.options.oracle.enabled,
-               "Per row: sweep the engine's plans, re-time the winner against the heuristic plan paired");
-  app.add_flag("--oracle-aa", c.options.oracle.aa_self_check,
-               "Oracle self-check: the heuristic plan against itself through the same path (noise floor)");
-  add_heur_mode_option(app, c.options.provider_settings);
-  app.add_flag("--cpu-reference{false}", c.options.gpu_reference,
-               "Judge every row by the fp64 CPU reference (default: cuDNN rows of graphs with a "
-               "convolution or matmul by the fp32 CUDA reference where it can run)");
-  app.add_option("--oracle-max-plans,--max-plans-per-engine", c.options.oracle.max_plans,
-                 "Oracle: plans swept per row (one engine of one graph) at most")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--oracle-max-seconds", c.options.oracle.max_seconds,
-                 "Oracle: seconds of sweep per row at most")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--max-graph-bytes", c.options.limits.max_graph_bytes,
-                 "Refuse graphs whose tensors need more bytes than this")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--max-memory", c.max_memory,
-                 "Refuse graphs that need more host (or device) memory than this, e.g. 16GiB "
-                 "(default: 80% of the free host memory, 90% of the free device memory)")
-      ->transform(CLI::AsSizeValue(false))
-      ->check(CLI::PositiveNumber);
-  app.add_flag("-v,--verbose", c.verbose, "Print a detailed block per row");
-  app.add_flag("-q,--quiet", c.quiet, "Print nothing but errors and the summary");
-  app.add_option("--progress", c.progress,
-                 "Progress on stderr: bar (one updating line), lines ([i/N] path), none; auto: bar on a "
-                 "terminal, else lines")
-      ->check(CLI::IsMember({"auto", "bar", "lines", "none"}));
-  app.add_flag("--dry-run", c.dry_run, "Load, filter and list the graphs; run nothing");
-  app.add_option("--max-archive-entry-bytes", c.options.archive.max_entry_bytes,
-                 "Refuse archive entries that extract to more bytes than this")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--max-archive-bytes", c.options.archive.max_total_bytes,
-                 "Stop extracting an archive past this many bytes")
-      ->check(CLI::PositiveNumber);
-  app.add_option(
-      "--journal", c.journal,
-      "Append every finished row to this JSON-lines journal (default: OUTPUT.journal.jsonl with -o)");
-  app.add_flag("--resume", c.resume,
-               "Reuse the rows the journal holds (same options required) and run the rest");
-  app.add_option("--isolate", c.isolate,
-                 "Run each graph (or row) in a child process, so that a crash or hang costs one row "
-                 "(default: graph with a GPU provider, else none)")
-      ->check(CLI::IsMember({"none", "graph", "row"}));
-  app.add_option("--timeout-s", c.timeout_s,
-                 "Kill an isolated child running longer than this; its row becomes `timeout` (implies "
-                 "--isolate graph)")
-      ->check(CLI::PositiveNumber);
+                 "Read run options from this TOML recipe (command-line flags override it; docs/recipes.md)")
+      ->type_name("FILE");
+  c.binder = std::make_shared<RunOptionBinder>(app);
   // Hidden: how an isolating parent starts its children (run/isolation.hpp).
   app.add_option("--isolated-child-graph", c.child_graph)->group("");
   app.add_option("--isolated-child-path", c.child_path)->group("");
@@ -251,14 +154,19 @@ void add_run_options(CLI::App& app, RunCommand& c) {
 }
 
 void add_list_engines_options(CLI::App& app, ListEnginesCommand& c) {
-  app.add_option("-g,--graph", c.graphs, "Graph files or folders (repeat or comma-separate)")->required();
+  app.add_option("-g,--graph", c.graphs, "Graph files or folders (repeat or comma-separate)")
+      ->required()
+      ->type_name("INPUT");
   app.add_option("--provider", c.providers, "Providers to ask (default: every provider built)")
-      ->delimiter(',');
-  add_heur_mode_option(app, c.provider_settings);
+      ->delimiter(',')
+      ->type_name("NAME");
+  c.settings.binder = std::make_shared<RunOptionBinder>(
+      app, [](const RunOptionSpec& spec) { return spec.key == "heur_mode"; });
 }
 
 int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
-  if (!c.config.empty() && c.app) apply_recipe(read_recipe(c.config), c, *c.app);
+  const auto recipe = c.config.empty() ? std::nullopt : std::optional(read_recipe(c.config));
+  check_option_conflicts(c, c.binder->apply(c, recipe ? &*recipe : nullptr));
   if (c.graphs.empty())
     throw UsageError("no graphs: give -g FILE_OR_FOLDER (or `graphs` in the --config recipe)");
   auto& options = c.options;
@@ -269,14 +177,6 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
   options.dry_run = c.dry_run;
   options.graph_arguments = c.graphs;
   if (!c.output.empty()) options.output_path = c.output;
-  if (c.iters > 0) options.iters = c.iters;
-  if (c.max_memory > 0) options.max_memory = c.max_memory;
-  if (c.rtol >= 0) options.rtol = c.rtol;
-  if (c.atol >= 0) options.atol = c.atol;
-  if (!c.dump_tensors.empty()) options.dump_tensors_dir = c.dump_tensors;
-  if (options.adaptive.max_iters < options.adaptive.min_iters)
-    throw UsageError(fmt::format("--max-iters ({}) is below --min-iters ({})", options.adaptive.max_iters,
-                                 options.adaptive.min_iters));
   check_providers_exist(options.providers);
   for (const auto& choice : options.engine_matrix) check_providers_exist({choice.provider});
   if (options.oracle.aa_self_check) options.oracle.enabled = true;
@@ -298,6 +198,11 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
 
   if (!c.quiet) print_run_header(options, inputs.inputs.size());
   auto warnings = oracle_warnings(options);
+  if (const auto problem =
+          calibration_file_problem(options.calibration_file.value_or(default_calibration_path()),
+                                   options.calibration_file.has_value());
+      !problem.empty())
+    warnings.push_back(problem);
   if (const auto busy = busy_machine_warning(); !busy.empty()) warnings.insert(warnings.begin(), busy);
   for (const auto& warning : warnings) fmt::print(std::cerr, "dnnbench: warning: {}\n", warning);
   ConsoleObserver observer(c.verbose, c.quiet,
@@ -347,7 +252,8 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
   return exit_code_for(suite);
 }
 
-int execute_list_engines(const ListEnginesCommand& c) {
+int execute_list_engines(ListEnginesCommand& c) {
+  c.settings.binder->apply(c.settings, nullptr);
   check_providers_exist(c.providers);
   std::vector<std::string> names = c.providers;
   if (names.empty()) names = default_provider_names();
@@ -373,7 +279,7 @@ int execute_list_engines(const ListEnginesCommand& c) {
     fmt::print("{} ({})\n", graph.name, path);
     const auto unsupported = graph.unsupported_types();
     for (const auto& name : names) {
-      auto provider = make_provider(name, c.provider_settings);
+      auto provider = make_provider(name, c.settings.options.provider_settings);
       if (!unsupported.empty()) {
         fmt::print("  {}: skipped: unsupported op {}\n", name, unsupported.front());
         continue;
@@ -407,6 +313,24 @@ int execute_list_providers() {
     }
   }
   return kExitOk;
+}
+
+int execute_help(CLI::App& app, const std::string& command) {
+  if (command.empty()) {
+    // Not app.help(): that prints the help of the subcommand parsed, `help` itself.
+    std::cout << app.get_formatter()->make_help(&app, app.get_name(), CLI::AppFormatMode::Normal);
+    return kExitOk;
+  }
+  std::vector<std::string> names;
+  for (const auto* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    if (sub->get_name() == command) {
+      std::cout << sub->help(app.get_name());
+      return kExitOk;
+    }
+    names.push_back(sub->get_name());
+  }
+  throw UsageError(
+      fmt::format("help: no command '{}'; the commands are {}", command, fmt::join(names, ", ")));
 }
 
 }  // namespace dnnbench

@@ -2,6 +2,7 @@
 // Subcommands of the command line: their options and what they do.
 #include <CLI/CLI.hpp>
 
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -21,14 +22,15 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+class RunOptionBinder;
+
+// `dnnbench run`: what the command line and the recipe resolve to. The options of the option
+// table (cli/option_table.hpp) land here or in `options`; the rest are the command's own.
 struct RunCommand {
   std::vector<std::string> graphs;
   std::vector<std::string> providers, engines;
   RunOptions options;
-  std::int64_t iters = 0;       // 0: adaptive
-  std::int64_t max_memory = 0;  // 0: a safe fraction of the free memory (run/memory_budget.hpp)
-  double rtol = -1, atol = -1;
-  std::string output, dump_tensors;
+  std::string output;
   bool verbose = false, quiet = false;
   std::vector<std::string> skip_engines, ops;
   std::string config;             // --config recipe.toml
@@ -41,19 +43,22 @@ struct RunCommand {
   double timeout_s = 0;  // 0: none
   std::string child_graph, child_path, child_journal;  // hidden: this process is an isolated child
   std::size_t child_rows = 0;
-  const CLI::App* app = nullptr;  // the parsed subcommand: which options the command line gave
+  // The table's options on the parsed subcommand: which the command line gave, and their values.
+  std::shared_ptr<const RunOptionBinder> binder;
 };
 
 struct ListEnginesCommand {
   std::vector<std::string> graphs;
   std::vector<std::string> providers;
-  ProviderSettings provider_settings;
+  RunCommand settings;  // --heur-mode, from the option table
 };
 
 void add_run_options(CLI::App& app, RunCommand& command);
 void add_list_engines_options(CLI::App& app, ListEnginesCommand& command);
 int execute_run(RunCommand& command, const std::vector<std::string>& command_line);
-int execute_list_engines(const ListEnginesCommand& command);
+int execute_list_engines(ListEnginesCommand& command);
 int execute_list_providers();
+// `dnnbench help [COMMAND]`: the help of the tool, or of one command.
+int execute_help(CLI::App& app, const std::string& command);
 
 }  // namespace dnnbench

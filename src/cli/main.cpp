@@ -8,10 +8,23 @@
 #include "cli/commands.hpp"
 #include "version/git_revision.hpp"
 
+namespace {
+
+// One line per usage error, naming where to look, instead of CLI11's two.
+std::string failure_line(const CLI::App* app, const CLI::Error& e) {
+  std::string command;
+  for (const auto* sub : app->get_subcommands()) command = " " + sub->get_name();
+  return fmt::format("dnnbench: {} (see `dnnbench help{}`)\n", e.what(), command);
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   std::vector<std::string> command_line(argv, argv + argc);
-  CLI::App app{"dnnbench: benchmark and validate DNN operation graphs on the engines of DNN libraries"};
+  CLI::App app{"dnnbench: benchmark and validate DNN operation graphs on the engines of DNN libraries",
+               "dnnbench"};
   app.require_subcommand(1);
+  app.failure_message(failure_line);
   app.set_version_flag("--version",
                        std::string("dnnbench ") + DNNBENCH_VERSION + " (" + dnnbench::git_revision() + ")");
 
@@ -30,8 +43,12 @@ int main(int argc, char** argv) {
       "calibrate", "Measure this machine's noise floor: the same plan timed as independent repeats");
   dnnbench::add_calibrate_options(*calibrate_cmd, calibrate);
 
-  app.add_subcommand("list-providers",
-                     "List the providers built into this binary and their library versions");
+  auto* providers_cmd = app.add_subcommand(
+      "list-providers", "List the providers built into this binary and their library versions");
+
+  std::string help_topic;
+  auto* help_cmd = app.add_subcommand("help", "Print the help of dnnbench, or of one command");
+  help_cmd->add_option("command", help_topic, "The command whose options to print")->type_name("COMMAND");
 
   try {
     app.parse(argc, argv);
@@ -43,7 +60,9 @@ int main(int argc, char** argv) {
     if (run_cmd->parsed()) return dnnbench::execute_run(run, command_line);
     if (list_cmd->parsed()) return dnnbench::execute_list_engines(list);
     if (calibrate_cmd->parsed()) return dnnbench::execute_calibrate(calibrate);
-    return dnnbench::execute_list_providers();
+    if (help_cmd->parsed()) return dnnbench::execute_help(app, help_topic);
+    if (providers_cmd->parsed()) return dnnbench::execute_list_providers();
+    return dnnbench::kExitUsage;
   } catch (const dnnbench::UsageError& e) {
     std::cerr << "dnnbench: " << e.what() << "\n";
     return dnnbench::kExitUsage;

@@ -2,10 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <functional>
 #include <map>
 #include <sstream>
 
@@ -40,6 +40,34 @@ std::string type_name(toml::node_type type) {
   return "nothing";
 }
 
+// Levenshtein distance, for "did you mean" on a misspelt key.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// " (did you mean 'warmup'?)" for the closest known key, when it is close (a third of the
+// key's letters at most differ); empty otherwise.
+std::string suggestion(const std::string& key) {
+  const RunOptionSpec* best = nullptr;
+  std::size_t best_distance = key.size() / 3 + 1;
+  for (const auto& spec : run_option_table()) {
+    const auto d = edit_distance(key, spec.key);
+    if (d < best_distance) best = &spec, best_distance = d;
+  }
+  return best ? fmt::format(" (did you mean '{}'?)", best->key) : "";
+}
+
 // Reads one recipe: every error names the file, the line and column, and the key.
 class RecipeParser {
  public:
@@ -63,18 +91,20 @@ class RecipeParser {
     for (auto&& [key, node] : root) {
       const std::string name(key.str());
       if (name == "version") continue;
-      const auto handler = handlers().find(name);
-      if (handler == handlers().end())
-        throw RecipeError(
-            fmt::format("{}: unknown key '{}' (docs/recipes.md lists the keys)", where(key.source()), name));
-      handler->second(*this, name, node);
+      if (name == "engines" && node.is_array_of_tables()) {
+        engine_matrix(node);
+        continue;
+      }
+      const auto* spec = find_run_option_by_key(name);
+      if (!spec)
+        throw RecipeError(fmt::format("{}: unknown key '{}'{} (docs/recipes.md lists the keys)",
+                                      where(key.source()), name, suggestion(name)));
+      recipe_.values[name] = option_value(*spec, node);
     }
     return std::move(recipe_);
   }
 
  private:
-  using Handler = std::function<void(RecipeParser&, const std::string&, const toml::node&)>;
-
   std::string where(const toml::source_region& region) const {
     return fmt::format("{}:{}:{}", source_.string(), region.begin.line, region.begin.column);
   }
@@ -91,24 +121,6 @@ class RecipeParser {
 
   void expect(const toml::node& node, const std::string& key, bool ok, const std::string& wanted) const {
     if (!ok) fail(node, key, fmt::format("expected {}, got {}", wanted, type_name(node.type())));
-  }
-
-  std::int64_t integer(const std::string& key, const toml::node& node, std::int64_t min) const {
-    expect(node, key, node.is_integer(), "an integer");
-    const auto value = *node.value<std::int64_t>();
-    if (value < min) fail(node, key, fmt::format("must be >= {}, got {}", min, value));
-    return value;
-  }
-
-  double number(const std::string& key, const toml::node& node, double min, double max = 1e300,
-                bool min_exclusive = false) const {
-    expect(node, key, node.is_integer() || node.is_floating_point(), "a number");
-    const double value = *node.value<double>();
-    if (value < min || (min_exclusive && value == min) || value > max)
-      fail(node, key,
-           max < 1e300 ? fmt::format("must be in [{}, {}], got {}", min, max, value)
-                       : fmt::format("must be {} {}, got {}", min_exclusive ? ">" : ">=", min, value));
-    return value;
   }
 
   std::string string(const std::string& key, const toml::node& node) const {
@@ -141,15 +153,8 @@ class RecipeParser {
     return folder.empty() ? path : (folder / path).lexically_normal().string();
   }
 
-  // `engines`: an array of engine ids/names (like --engine), or an array of tables: the matrix.
-  void engines(const std::string& key, const toml::node& node) {
-    if (node.is_string() ||
-        (node.is_array() && (node.as_array()->empty() || !node.as_array()->front().is_table()))) {
-      recipe_.engines = strings(key, node);
-      return;
-    }
-    expect(node, key, node.is_array_of_tables(),
-           "an array of engine ids, or [[engines]] tables with provider, id and an optional label");
+  // `engines` may also be the engine matrix: an array of tables with provider, id and a label.
+  void engine_matrix(const toml::node& node) {
     for (const auto& item : *node.as_array()) {
       const auto& table = *item.as_table();
       EngineChoice choice;
@@ -171,70 +176,64 @@ class RecipeParser {
         }
       }
       if (!has_provider || !has_id)
-        fail(item, key, fmt::format("an [[engines]] entry needs `{}`", has_provider ? "id" : "provider"));
+        fail(item, "engines",
+             fmt::format("an [[engines]] entry needs `{}`", has_provider ? "id" : "provider"));
       recipe_.engine_matrix.push_back(std::move(choice));
     }
   }
 
-  static const std::map<std::string, Handler>& handlers() {
-    using P = RecipeParser;
-    using N = toml::node;
-    using S = std::string;
-    static const std::map<std::string, Handler> table = {
-        {"graphs",
-         [](P& p, const S& k, const N& n) {
-           auto list = p.strings(k, n);
-           for (auto& g : list) g = p.resolve(g);
-           p.recipe_.graphs = list;
-         }},
-        {"providers", [](P& p, const S& k, const N& n) { p.recipe_.providers = p.strings(k, n); }},
-        {"engines", [](P& p, const S& k, const N& n) { p.engines(k, n); }},
-        {"skip_engines", [](P& p, const S& k, const N& n) { p.recipe_.skip_engines = p.strings(k, n); }},
-        {"ops", [](P& p, const S& k, const N& n) { p.recipe_.ops = p.strings(k, n); }},
-        {"warmup", [](P& p, const S& k, const N& n) { p.recipe_.warmup = p.integer(k, n, 0); }},
-        {"iters", [](P& p, const S& k, const N& n) { p.recipe_.iters = p.integer(k, n, 1); }},
-        {"min_iters", [](P& p, const S& k, const N& n) { p.recipe_.min_iters = p.integer(k, n, 1); }},
-        {"max_iters", [](P& p, const S& k, const N& n) { p.recipe_.max_iters = p.integer(k, n, 1); }},
-        {"target_ci", [](P& p, const S& k, const N& n) { p.recipe_.target_ci = p.number(k, n, 1e-6, 1.0); }},
-        {"min_time_ms", [](P& p, const S& k, const N& n) { p.recipe_.min_time_ms = p.number(k, n, 0); }},
-        {"max_time_ms",
-         [](P& p, const S& k, const N& n) { p.recipe_.max_time_ms = p.number(k, n, 0, 1e300, true); }},
-        {"seed", [](P& p, const S& k, const N& n) { p.recipe_.seed = p.integer(k, n, 0); }},
-        {"output", [](P& p, const S& k, const N& n) { p.recipe_.output = p.resolve(p.string(k, n)); }},
-        {"rtol", [](P& p, const S& k, const N& n) { p.recipe_.rtol = p.number(k, n, 0); }},
-        {"atol", [](P& p, const S& k, const N& n) { p.recipe_.atol = p.number(k, n, 0); }},
-        {"dump_tensors",
-         [](P& p, const S& k, const N& n) { p.recipe_.dump_tensors = p.resolve(p.string(k, n)); }},
-        {"save_samples", [](P& p, const S& k, const N& n) { p.recipe_.save_samples = p.boolean(k, n); }},
-        {"max_graph_bytes",
-         [](P& p, const S& k, const N& n) { p.recipe_.max_graph_bytes = p.integer(k, n, 1); }},
-        {"max_memory", [](P& p, const S& k, const N& n) { p.recipe_.max_memory = p.integer(k, n, 1); }},
-        {"max_archive_entry_bytes",
-         [](P& p, const S& k, const N& n) { p.recipe_.max_archive_entry_bytes = p.integer(k, n, 1); }},
-        {"max_archive_bytes",
-         [](P& p, const S& k, const N& n) { p.recipe_.max_archive_bytes = p.integer(k, n, 1); }},
-        {"progress",
-         [](P& p, const S& k, const N& n) {
-           const auto mode = p.string(k, n);
-           if (mode != "auto" && mode != "bar" && mode != "lines" && mode != "none")
-             p.fail(n, k, fmt::format("expected \"auto\", \"bar\", \"lines\" or \"none\", got \"{}\"", mode));
-           p.recipe_.progress = mode;
-         }},
-        {"journal", [](P& p, const S& k, const N& n) { p.recipe_.journal = p.resolve(p.string(k, n)); }},
-        {"isolate",
-         [](P& p, const S& k, const N& n) {
-           const auto mode = p.string(k, n);
-           if (mode != "none" && mode != "graph" && mode != "row")
-             p.fail(n, k, fmt::format("expected \"none\", \"graph\" or \"row\", got \"{}\"", mode));
-           p.recipe_.isolate = mode;
-         }},
-        {"timeout_s",
-         [](P& p, const S& k, const N& n) { p.recipe_.timeout_s = p.number(k, n, 0, 1e300, true); }},
-        {"verbose", [](P& p, const S& k, const N& n) { p.recipe_.verbose = p.boolean(k, n); }},
-        {"quiet", [](P& p, const S& k, const N& n) { p.recipe_.quiet = p.boolean(k, n); }},
-        {"dry_run", [](P& p, const S& k, const N& n) { p.recipe_.dry_run = p.boolean(k, n); }},
-    };
-    return table;
+  // One option of the table: the node's type must fit the option's kind, its value the range.
+  OptionValue option_value(const RunOptionSpec& spec, const toml::node& node) const {
+    const auto& key = spec.key;
+    try {
+      switch (spec.kind) {
+        case OptionKind::flag:
+          return boolean(key, node);
+        case OptionKind::integer: {
+          expect(node, key, node.is_integer(), "an integer");
+          const auto value = *node.value<std::int64_t>();
+          check_option_range(spec, static_cast<double>(value), std::to_string(value));
+          return value;
+        }
+        case OptionKind::seed: {
+          expect(node, key, node.is_integer(), "an integer");
+          const auto value = *node.value<std::int64_t>();
+          if (value < 0) fail(node, key, fmt::format("must be >= 0, got {}", value));
+          return static_cast<std::uint64_t>(value);
+        }
+        case OptionKind::number: {
+          expect(node, key, node.is_integer() || node.is_floating_point(), "a number");
+          const double value = *node.value<double>();
+          check_option_range(spec, value, fmt::format("{}", value));
+          return value;
+        }
+        case OptionKind::bytes: {
+          expect(node, key, node.is_integer() || node.is_string(),
+                 "a byte count (an integer, or a string such as \"16GiB\")");
+          const auto value =
+              node.is_integer() ? *node.value<std::int64_t>() : parse_byte_count(string(key, node));
+          check_option_range(spec, static_cast<double>(value),
+                             node.is_integer() ? std::to_string(value) : describe(node));
+          return value;
+        }
+        case OptionKind::text:
+          return string(key, node);
+        case OptionKind::path:
+          return resolve(string(key, node));
+        case OptionKind::choice:
+          return canonical_choice(spec, string(key, node));
+        case OptionKind::list:
+          return strings(key, node);
+        case OptionKind::path_list: {
+          auto list = strings(key, node);
+          for (auto& path : list) path = resolve(path);
+          return list;
+        }
+      }
+    } catch (const OptionValueError& e) {
+      fail(node, key, e.reason);
+    }
+    fail(node, key, "unsupported option kind");
   }
 
   fs::path source_;
@@ -257,50 +256,6 @@ Recipe read_recipe(const fs::path& path) {
   std::ostringstream text;
   text << in.rdbuf();
   return parse_recipe(text.str(), path);
-}
-
-void apply_recipe(const Recipe& r, RunCommand& c, const CLI::App& app) {
-  // The command line wins: a recipe value is taken only for an option the command line did not give.
-  const auto from_recipe = [&](const char* option) { return app.count(option) == 0; };
-  auto take = [&](const char* option, const auto& value, auto& target) {
-    if (value && from_recipe(option)) target = *value;
-  };
-  take("--graph", r.graphs, c.graphs);
-  take("--provider", r.providers, c.providers);
-  take("--skip-engine", r.skip_engines, c.skip_engines);
-  take("--op", r.ops, c.ops);
-  take("--warmup", r.warmup, c.options.warmup);
-  take("--iters", r.iters, c.iters);
-  take("--min-iters", r.min_iters, c.options.adaptive.min_iters);
-  take("--max-iters", r.max_iters, c.options.adaptive.max_iters);
-  take("--target-ci", r.target_ci, c.options.adaptive.target_ci_rel);
-  take("--min-time-ms", r.min_time_ms, c.options.adaptive.min_time_ms);
-  take("--max-time-ms", r.max_time_ms, c.options.adaptive.max_time_ms);
-  if (r.seed && from_recipe("--seed")) c.options.seed = static_cast<std::uint64_t>(*r.seed);
-  take("--output", r.output, c.output);
-  take("--rtol", r.rtol, c.rtol);
-  take("--atol", r.atol, c.atol);
-  take("--dump-tensors", r.dump_tensors, c.dump_tensors);
-  take("--save-samples", r.save_samples, c.options.save_samples);
-  take("--max-graph-bytes", r.max_graph_bytes, c.options.limits.max_graph_bytes);
-  take("--max-memory", r.max_memory, c.max_memory);
-  if (r.max_archive_entry_bytes && from_recipe("--max-archive-entry-bytes"))
-    c.options.archive.max_entry_bytes = static_cast<std::uint64_t>(*r.max_archive_entry_bytes);
-  if (r.max_archive_bytes && from_recipe("--max-archive-bytes"))
-    c.options.archive.max_total_bytes = static_cast<std::uint64_t>(*r.max_archive_bytes);
-  take("--progress", r.progress, c.progress);
-  take("--journal", r.journal, c.journal);
-  take("--isolate", r.isolate, c.isolate);
-  take("--timeout-s", r.timeout_s, c.timeout_s);
-  take("--verbose", r.verbose, c.verbose);
-  take("--quiet", r.quiet, c.quiet);
-  take("--dry-run", r.dry_run, c.dry_run);
-  // --engine replaces the recipe's engine list and its matrix alike.
-  if (from_recipe("--engine")) {
-    if (r.engines) c.engines = *r.engines;
-    c.options.engine_matrix = r.engine_matrix;
-  }
-  c.options.recipe_path = r.path.string();
 }
 
 }  // namespace dnnbench

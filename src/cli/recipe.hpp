@@ -1,19 +1,17 @@
 #pragma once
-// TOML recipes (`dnnbench run --config recipe.toml`): every run option under the command line's
-// name with underscores (docs/recipes.md), plus an [[engines]] matrix. `version = 1` is required;
-// unknown keys, wrong types and out-of-range values are errors naming the recipe file, line,
-// column and key. Relative paths resolve against the recipe's folder. Command-line flags
-// override the recipe.
-#include <CLI/CLI.hpp>
-
-#include <cstdint>
+// TOML recipes (`dnnbench run --config recipe.toml`): every run option of the option table
+// (cli/option_table.hpp) under its recipe key (docs/recipes.md), plus an [[engines]] matrix.
+// `version = 1` is required; unknown keys, wrong types and out-of-range values are errors naming
+// the recipe file, line, column and key. Relative paths resolve against the recipe's folder.
+// Command-line flags override the recipe (cli/option_binder.hpp applies both).
 #include <filesystem>
-#include <optional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/option_table.hpp"
 #include "run/run_options.hpp"
 
 namespace dnnbench {
@@ -26,22 +24,21 @@ class RecipeError : public UsageError {
 
 struct Recipe {
   std::filesystem::path path;
-  std::optional<std::vector<std::string>> graphs, providers, engines, skip_engines, ops;
+  // By recipe key; each value already checked against its option's kind and range, paths resolved.
+  std::map<std::string, OptionValue, std::less<>> values;
   std::vector<EngineChoice> engine_matrix;
-  std::optional<std::int64_t> warmup, iters, min_iters, max_iters, max_graph_bytes, max_memory;
-  std::optional<std::int64_t> max_archive_entry_bytes, max_archive_bytes, seed;
-  std::optional<double> target_ci, min_time_ms, max_time_ms, rtol, atol;
-  std::optional<std::string> output, dump_tensors, progress, journal, isolate;
-  std::optional<double> timeout_s;
-  std::optional<bool> save_samples, verbose, quiet, dry_run;
+
+  // The value of `key` as T, or nullopt when the recipe does not hold it.
+  template <class T>
+  std::optional<T> get(std::string_view key) const {
+    const auto found = values.find(key);
+    if (found == values.end()) return std::nullopt;
+    return std::get<T>(found->second);
+  }
 };
 
 // Throws RecipeError. `source` names the recipe in messages and anchors relative paths.
 Recipe parse_recipe(std::string_view text, const std::filesystem::path& source);
 Recipe read_recipe(const std::filesystem::path& path);
-
-// Sets in `command` every option the recipe holds and the command line (`app`, already parsed)
-// did not give.
-void apply_recipe(const Recipe& recipe, RunCommand& command, const CLI::App& app);
 
 }  // namespace dnnbench

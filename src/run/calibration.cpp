@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 
 #include "graph/reader.hpp"
@@ -205,15 +206,43 @@ std::string default_calibration_path() {
   return "dnnbench-calibration.json";
 }
 
+std::string calibration_file_problem(const std::string& path, bool must_exist) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec))
+    return must_exist ? fmt::format(
+                            "--calibration-file {}: no such file; metadata.noise_floor is null (write "
+                            "one with `dnnbench calibrate`)",
+                            path)
+                      : "";
+  const auto unusable = [&](const std::string& why) {
+    return fmt::format(
+        "calibration file {}: {}; metadata.noise_floor is null (rewrite it with `dnnbench "
+        "calibrate`)",
+        path, why);
+  };
+  std::ifstream in(path);
+  if (!in) return unusable("cannot be read");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const std::exception&) {
+    return unusable("not valid JSON");
+  }
+  if (!j.is_object() || !j.contains("entries") || !j["entries"].is_array() || !j.contains("repeats") ||
+      !j["repeats"].is_number_integer())
+    return unusable("not a `dnnbench calibrate` file (it has no `repeats` and `entries`)");
+  return "";
+}
+
 nlohmann::json load_noise_floor(const std::string& path) {
+  // A stale or foreign file is no reason to fail a run: the run warns (calibration_file_problem).
+  if (!calibration_file_problem(path, false).empty()) return nullptr;
   std::ifstream in(path);
   if (!in) return nullptr;
   try {
-    const auto j = nlohmann::json::parse(in);
-    if (!j.is_object()) return nullptr;
-    return noise_floor_summary(j, path);
+    return noise_floor_summary(nlohmann::json::parse(in), path);
   } catch (const std::exception&) {
-    return nullptr;  // a stale or foreign file is no reason to fail a run
+    return nullptr;
   }
 }
 

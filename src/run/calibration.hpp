@@ -56,5 +56,9 @@ nlohmann::json noise_floor_summary(const nlohmann::json& calibration, const std:
 std::string default_calibration_path();
 // The calibration file's noise floor for the metadata; null when the file is absent or unreadable.
 nlohmann::json load_noise_floor(const std::string& path);
+// Why `path` gives no noise floor, as a warning for the user: it is missing (only when
+// `must_exist`: the user named it), unreadable, not JSON, or not a `dnnbench calibrate` file.
+// Empty when it is usable, or absent and not named.
+std::string calibration_file_problem(const std::string& path, bool must_exist);
 
 }  // namespace dnnbench

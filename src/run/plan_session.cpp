@@ -199,6 +199,13 @@ void PlanSession::warm_up_until_steady(std::int64_t min_executions) {
   HostTimer timer;
   warm_up(min_executions);
   warmup_executions_ = min_executions;
+  // --warmup-max-ms caps the search's wall time, not only the time inside its samples: a cold
+  // sample's flush, a latency sample's idle gap and the host's synchronization all count. No
+  // sample starts that the last one (or, first, the --warmup executions) says would end past the
+  // cap, so even one slow execution does not overrun it.
+  const double cap_ms = measure_options_.steady.max_ms;
+  double next_sample_ms = min_executions > 0 ? timer.elapsed_ms() / static_cast<double>(min_executions) : 0.0;
+  HostTimer search;
   std::unique_ptr<ClockSampler> sampler;
   if (clock_source_) {
     sampler = std::make_unique<ClockSampler>(*clock_source_, kClockPeriodMs);
@@ -206,9 +213,12 @@ void PlanSession::warm_up_until_steady(std::int64_t min_executions) {
   }
   SteadyStateDetector detector(measure_options_.steady);
   const auto n = batch();
+  next_sample_ms *= static_cast<double>(n);
   std::vector<double> recent;
-  while (!detector.finished()) {
+  while (!detector.finished() && search.elapsed_ms() + next_sample_ms <= cap_ms) {
+    HostTimer one;
     const auto s = take_sample(n);
+    next_sample_ms = one.elapsed_ms();
     const double primary = std::isnan(s.kernel_ms) ? s.host_ms : s.kernel_ms;
     detector.add(primary * static_cast<double>(n), sampler ? sampler->latest_sm_mhz() : std::nan(""));
     recent.push_back(primary);

@@ -1,0 +1,666 @@
+#include "cli/option_table.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <map>
+
+#include "cli/commands.hpp"
+
+namespace dnnbench {
+namespace {
+
+using K = OptionKind;
+using V = OptionValue;
+using C = RunCommand;
+
+std::int64_t as_int(const V& v) {
+  return std::get<std::int64_t>(v);
+}
+double as_number(const V& v) {
+  return std::get<double>(v);
+}
+const std::string& as_text(const V& v) {
+  return std::get<std::string>(v);
+}
+const std::vector<std::string>& as_list(const V& v) {
+  return std::get<std::vector<std::string>>(v);
+}
+bool as_flag(const V& v) {
+  return std::get<bool>(v);
+}
+
+std::string shown(double value) {
+  return fmt::format("{}", value);
+}
+
+// Help headings, in the order --help shows them.
+const std::string kGraphs = "Graphs and engines";
+const std::string kTiming = "Timing";
+const std::string kChecking = "Checking";
+const std::string kOracle = "Oracle";
+const std::string kOutput = "Output";
+const std::string kLimits = "Limits";
+const std::string kReliability = "Reliability";
+
+std::vector<RunOptionSpec> make_table() {
+  // Defaults shown in --help and the docs are read from the option structs themselves.
+  const RunOptions d;
+  const RunCommand dc;
+  return {
+      // Graphs and engines.
+      {.flags = "-g,--graph",
+       .key = "graphs",
+       .group = kGraphs,
+       .kind = K::path_list,
+       .value_name = "INPUT",
+       .help =
+           "Graph files, folders, quoted globs ('graphs/**/*.json') or archives (.tar[.gz|.xz|.bz2], .tgz, "
+           ".zip); repeat or comma-separate",
+       .set = [](C& c, const V& v) { c.graphs = as_list(v); }},
+      {.flags = "--provider",
+       .key = "providers",
+       .group = kGraphs,
+       .kind = K::list,
+       .value_name = "NAME",
+       .help = "Providers to run",
+       .default_text = "every provider built and usable here",
+       .set = [](C& c, const V& v) { c.providers = as_list(v); }},
+      {.flags = "--engine",
+       .key = "engines",
+       .group = kGraphs,
+       .kind = K::list,
+       .value_name = "ID",
+       .help = "Engine ids or names to run, in this order; replaces a recipe's engine matrix",
+       .default_text = "all, in the heuristic's order",
+       .recipe_note = ", or `[[engines]]` tables (the engine matrix, below)",
+       .set = [](C& c, const V& v) { c.engines = as_list(v); }},
+      {.flags = "--skip-engine",
+       .key = "skip_engines",
+       .group = kGraphs,
+       .kind = K::list,
+       .value_name = "ID",
+       .help = "Engine ids or names never to run",
+       .set = [](C& c, const V& v) { c.skip_engines = as_list(v); }},
+      {.flags = "--max-engines",
+       .key = "max_engines",
+       .group = kGraphs,
+       .kind = K::integer,
+       .value_name = "N",
+       .help = "Run only the first N engines of each provider (the heuristic's top N)",
+       .default_text = "all",
+       .min = 1,
+       .set = [](C& c, const V& v) { c.options.max_engines = as_int(v); }},
+      {.flags = "--op",
+       .key = "ops",
+       .group = kGraphs,
+       .kind = K::list,
+       .value_name = "TYPE",
+       .help = "Keep only graphs with a node of this op type (node type, e.g. ConvolutionFwdAttributes, or "
+               "family, e.g. conv_fwd, matmul)",
+       .set = [](C& c, const V& v) { c.ops = as_list(v); }},
+      {.flags = "--heur-mode",
+       .key = "heur_mode",
+       .group = kGraphs,
+       .kind = K::choice,
+       .help = "cuDNN heuristic mode that orders the engines and picks each one's plan",
+       .default_text = "$DNNBENCH_CUDNN_HEUR_MODE, else a",
+       .choices = {"a", "b", "fallback"},
+       .set = [](C& c, const V& v) { c.options.provider_settings.cudnn_heur_mode = as_text(v); }},
+      {.flags = "--dry-run",
+       .key = "dry_run",
+       .group = kGraphs,
+       .kind = K::flag,
+       .help = "Load, filter and list the graphs; run nothing",
+       .set = [](C& c, const V& v) { c.dry_run = as_flag(v); }},
+
+      // Timing.
+      {.flags = "--warmup",
+       .key = "warmup",
+       .group = kTiming,
+       .kind = K::integer,
+       .value_name = "N",
+       .help = "Untimed executions before sampling",
+       .default_text = std::to_string(d.warmup),
+       .min = 0,
+       .set = [](C& c, const V& v) { c.options.warmup = as_int(v); }},
+      {.flags = "--warmup-max-ms",
+       .key = "warmup_max_ms",
+       .group = kTiming,
+       .kind = K::number,
+       .value_name = "MS",
+       .help = "After --warmup, warm up until timings and clocks are steady, for at most this many "
+               "milliseconds of wall time in every mode (0: no steady-state warm-up)",
+       .default_text = shown(d.measure.steady.max_ms),
+       .min = 0,
+       .set = [](C& c, const V& v) { c.options.measure.steady.max_ms = as_number(v); }},
+      {.flags = "--iters",
+       .key = "iters",
+       .group = kTiming,
+       .kind = K::integer,
+       .value_name = "N",
+       .help = "Exactly N timed samples",
+       .default_text = "the adaptive rule (--target-ci and its bounds)",
+       .min = 1,
+       .set = [](C& c, const V& v) { c.options.iters = as_int(v); }},
+      {.flags = "--target-ci",
+       .key = "target_ci",
+       .group = kTiming,
+       .kind = K::number,
+       .value_name = "X",
+       .help = "Adaptive rule: stop when the median's 95% CI is within this fraction of it",
+       .default_text = shown(d.adaptive.target_ci_rel),
+       .min = 1e-6,
+       .max = 1,
+       .set = [](C& c, const V& v) { c.options.adaptive.target_ci_rel = as_number(v); }},
+      {.flags = "--min-iters",
+       .key = "min_iters",
+       .group = kTiming,
+       .kind = K::integer,
+       .value_name = "N",
+       .help = "Adaptive rule: minimum samples",
+       .default_text = std::to_string(d.adaptive.min_iters),
+       .min = 1,
+       .set = [](C& c, const V& v) { c.options.adaptive.min_iters = as_int(v); }},
+      {.flags = "--max-iters",
+       .key = "max_iters",
+       .group = kTiming,
+       .kind = K::integer,
+       .value_name = "N",
+       .help = "Adaptive rule: maximum samples",
+       .default_text = std::to_string(d.adaptive.max_iters),
+       .min = 1,
+       .set = [](C& c, const V& v) { c.options.adaptive.max_iters = as_int(v); }},
+      {.flags = "--min-time-ms",
+       .key = "min_time_ms",
+       .group = kTiming,
+       .kind = K::number,
+       .value_name = "MS",
+       .help = "Adaptive rule: minimum timed milliseconds",
+       .default_text = shown(d.adaptive.min_time_ms),
+       .min = 0,
+       .set = [](C& c, const V& v) { c.options.adaptive.min_time_ms = as_number(v); }},
+      {.flags = "--max-time-ms",
+       .key = "max_time_ms",
+       .group = kTiming,
+       .kind = K::number,
+       .value_name = "MS",
+       .help = "Adaptive rule: maximum timed milliseconds",
+       .default_text = shown(d.adaptive.max_time_ms),
+       .min = 0,
+       .min_exclusive = true,
+       .set = [](C& c, const V& v) { c.options.adaptive.max_time_ms = as_number(v); }},
+      {.flags = "--cache-mode",
+       .key = "cache_mode",
+       .group = kTiming,
+       .kind = K::choice,
+       .help = "hot: caches keep what the last execution left; cold: flush the GPU L2 / CPU last-level cache "
+               "before every timed execution, outside the timed region (no batching)",
+       .default_text = std::string(cache_mode_name(d.measure.cache_mode)),
+       .choices = {"hot", "cold"},
+       .set =
+           [](C& c, const V& v) {
+             c.options.measure.cache_mode = as_text(v) == "cold" ? CacheMode::cold : CacheMode::hot;
+           }},
+      {.flags = "--latency",
+       .key = "latency",
+       .group = kTiming,
+       .kind = K::flag,
+       .help = "Time isolated executions after an idle gap (latency of one call) instead of steady-state "
+               "throughput in a loop (no batching)",
+       .set = [](C& c, const V& v) { c.options.measure.latency = as_flag(v); }},
+      {.flags = "--latency-idle-ms",
+       .key = "latency_idle_ms",
+       .group = kTiming,
+       .kind = K::number,
+       .value_name = "MS",
+       .help = "--latency: idle milliseconds before each execution",
+       .default_text = shown(d.measure.latency_idle_ms),
+       .min = 0,
+       .set = [](C& c, const V& v) { c.options.measure.latency_idle_ms = as_number(v); }},
+      {.flags = "--batch",
+       .key = "batch",
+       .group = kTiming,
+       .kind = K::integer,
+       .value_name = "N",
+       .help = "Executions per timed sample, forced (1: single-run timing)",
+       .default_text = "automatic, ~10 ms batches on GPU providers",
+       .min = 1,
+       .set = [](C& c, const V& v) { c.options.measure.batch = as_int(v); }},
+      {.flags = "--per-execution-events",
+       .key = "per_execution_events",
+       .group = kTiming,
+       .kind = K::flag,
+       .help = "GPU: time each execution of a batch with its own event pair (a sample is their median), to "
+               "check batched timing against single-run timing at the same clocks",
+       .set = [](C& c, const V& v) { c.options.measure.per_execution_events = as_flag(v); }},
+      {.flags = "--clock-tolerance",
+       .key = "clock_tolerance",
+       .group = kTiming,
+       .kind = K::number,
+       .value_name = "X",
+       .help = "Flag a row clock_unstable when the GPU's SM clock moved by more than this fraction while it "
+               "was timed",
+       .default_text = shown(d.measure.clock_tolerance),
+       .min = 0,
+       .max = 1,
+       .set = [](C& c, const V& v) { c.options.measure.clock_tolerance = as_number(v); }},
+      {.flags = "--calibration-file",
+       .key = "calibration_file",
+       .group = kTiming,
+       .kind = K::path,
+       .value_name = "FILE",
+       .help = "Record the noise floor from this `dnnbench calibrate` file in the metadata",
+       .default_text = "$XDG_CACHE_HOME/dnnbench/calibration.json when present",
+       .set = [](C& c, const V& v) { c.options.calibration_file = as_text(v); }},
+
+      // Checking.
+      {.flags = "--seed",
+       .key = "seed",
+       .group = kChecking,
+       .kind = K::seed,
+       .value_name = "N",
+       .help = "Seed of the input fills (0 to 2^64-1)",
+       .default_text = std::to_string(d.seed),
+       .set = [](C& c, const V& v) { c.options.seed = std::get<std::uint64_t>(v); }},
+      {.flags = "--rtol",
+       .key = "rtol",
+       .group = kChecking,
+       .kind = K::number,
+       .value_name = "X",
+       .help = "Relative tolerance for every output",
+       .default_text = "per data type",
+       .min = 0,
+       .set = [](C& c, const V& v) { c.options.rtol = as_number(v); }},
+      {.flags = "--atol",
+       .key = "atol",
+       .group = kChecking,
+       .kind = K::number,
+       .value_name = "X",
+       .help = "Absolute tolerance for every output",
+       .default_text = "per data type",
+       .min = 0,
+       .set = [](C& c, const V& v) { c.options.atol = as_number(v); }},
+      {.flags = "--cpu-reference",
+       .key = "cpu_reference",
+       .group = kChecking,
+       .kind = K::flag,
+       .help = "Judge every row by the fp64 CPU reference (without it, cuDNN rows of graphs with a "
+               "convolution or matmul are judged by the fp32 CUDA reference where it can run)",
+       .set = [](C& c, const V& v) { c.options.gpu_reference = !as_flag(v); }},
+      {.flags = "--dump-tensors",
+       .key = "dump_tensors",
+       .group = kChecking,
+       .kind = K::path,
+       .value_name = "DIR",
+       .help = "Write inputs, reference and each row's outputs as .npy here",
+       .set = [](C& c, const V& v) { c.options.dump_tensors_dir = as_text(v); }},
+
+      // Oracle.
+      {.flags = "--oracle",
+       .key = "oracle",
+       .group = kOracle,
+       .kind = K::flag,
+       .help = "Per row: sweep the engine's plans, re-time the winner against the heuristic plan paired",
+       .set = [](C& c, const V& v) { c.options.oracle.enabled = as_flag(v); }},
+      {.flags = "--oracle-aa",
+       .key = "oracle_aa",
+       .group = kOracle,
+       .kind = K::flag,
+       .help = "Oracle self-check: the heuristic plan against itself through the same path (noise floor); "
+               "implies --oracle",
+       .set = [](C& c, const V& v) { c.options.oracle.aa_self_check = as_flag(v); }},
+      {.flags = "--oracle-max-plans,--max-plans-per-engine",
+       .key = "oracle_max_plans",
+       .group = kOracle,
+       .kind = K::integer,
+       .value_name = "N",
+       .help = "Plans swept per row (one engine of one graph) at most",
+       .default_text = std::to_string(d.oracle.max_plans),
+       .min = 1,
+       .max = std::numeric_limits<int>::max(),
+       .set = [](C& c, const V& v) { c.options.oracle.max_plans = static_cast<int>(as_int(v)); }},
+      {.flags = "--oracle-max-seconds",
+       .key = "oracle_max_seconds",
+       .group = kOracle,
+       .kind = K::number,
+       .value_name = "S",
+       .help = "Seconds of sweep per row at most",
+       .default_text = shown(d.oracle.max_seconds),
+       .min = 0,
+       .min_exclusive = true,
+       .set = [](C& c, const V& v) { c.options.oracle.max_seconds = as_number(v); }},
+      {.flags = "--oracle-min-effect",
+       .key = "oracle_min_effect",
+       .group = kOracle,
+       .kind = K::number,
+       .value_name = "X",
+       .help = "Smallest speedup (ratio - 1) called significant",
+       .default_text = shown(d.oracle.min_effect),
+       .min = 0,
+       .max = 1,
+       .set = [](C& c, const V& v) { c.options.oracle.min_effect = as_number(v); }},
+
+      // Output.
+      {.flags = "-o,--output",
+       .key = "output",
+       .group = kOutput,
+       .kind = K::path,
+       .value_name = "FILE",
+       .help = "Write the results as JSON to this file",
+       .set = [](C& c, const V& v) { c.output = as_text(v); }},
+      {.flags = "--save-samples",
+       .key = "save_samples",
+       .group = kOutput,
+       .kind = K::flag,
+       .help = "Keep every timing sample in the JSON",
+       .set = [](C& c, const V& v) { c.options.save_samples = as_flag(v); }},
+      {.flags = "-v,--verbose",
+       .key = "verbose",
+       .group = kOutput,
+       .kind = K::flag,
+       .help = "Print a detailed block per row",
+       .set = [](C& c, const V& v) { c.verbose = as_flag(v); }},
+      {.flags = "-q,--quiet",
+       .key = "quiet",
+       .group = kOutput,
+       .kind = K::flag,
+       .help = "Print nothing but errors and the summary",
+       .set = [](C& c, const V& v) { c.quiet = as_flag(v); }},
+      {.flags = "--progress",
+       .key = "progress",
+       .group = kOutput,
+       .kind = K::choice,
+       .help = "Progress on stderr: bar (one updating line), lines ([i/N] path), none; auto: bar on a "
+               "terminal, else lines",
+       .default_text = dc.progress,
+       .choices = {"auto", "bar", "lines", "none"},
+       .set = [](C& c, const V& v) { c.progress = as_text(v); }},
+
+      // Limits.
+      {.flags = "--max-graph-bytes",
+       .key = "max_graph_bytes",
+       .group = kLimits,
+       .kind = K::bytes,
+       .value_name = "BYTES",
+       .help = "Refuse graphs whose tensors need more bytes than this",
+       .default_text = format_byte_count(d.limits.max_graph_bytes),
+       .min = 1,
+       .set = [](C& c, const V& v) { c.options.limits.max_graph_bytes = as_int(v); }},
+      {.flags = "--max-memory",
+       .key = "max_memory",
+       .group = kLimits,
+       .kind = K::bytes,
+       .value_name = "BYTES",
+       .help = "Refuse graphs that need more host (or device) memory than this",
+       .default_text = "80% of the free host memory, 90% of the free device memory",
+       .min = 1,
+       .set = [](C& c, const V& v) { c.options.max_memory = as_int(v); }},
+      {.flags = "--max-archive-entry-bytes",
+       .key = "max_archive_entry_bytes",
+       .group = kLimits,
+       .kind = K::bytes,
+       .value_name = "BYTES",
+       .help = "Refuse archive entries that extract to more bytes than this",
+       .default_text = format_byte_count(static_cast<std::int64_t>(d.archive.max_entry_bytes)),
+       .min = 1,
+       .set = [](C& c,
+                 const V& v) { c.options.archive.max_entry_bytes = static_cast<std::uint64_t>(as_int(v)); }},
+      {.flags = "--max-archive-bytes",
+       .key = "max_archive_bytes",
+       .group = kLimits,
+       .kind = K::bytes,
+       .value_name = "BYTES",
+       .help = "Stop extracting an archive past this many bytes",
+       .default_text = format_byte_count(static_cast<std::int64_t>(d.archive.max_total_bytes)),
+       .min = 1,
+       .set = [](C& c,
+                 const V& v) { c.options.archive.max_total_bytes = static_cast<std::uint64_t>(as_int(v)); }},
+
+      // Reliability.
+      {.flags = "--journal",
+       .key = "journal",
+       .group = kReliability,
+       .kind = K::path,
+       .value_name = "FILE",
+       .help = "Append every finished row to this JSON-lines journal",
+       .default_text = "OUTPUT.journal.jsonl with -o",
+       .set = [](C& c, const V& v) { c.journal = as_text(v); }},
+      {.flags = "--resume",
+       .key = "resume",
+       .group = kReliability,
+       .kind = K::flag,
+       .help = "Reuse the rows the journal holds (same options required) and run the rest",
+       .set = [](C& c, const V& v) { c.resume = as_flag(v); }},
+      {.flags = "--isolate",
+       .key = "isolate",
+       .group = kReliability,
+       .kind = K::choice,
+       .help = "Run each graph (or row) in a child process, so that a crash or hang costs one row",
+       .default_text = "graph with a GPU provider, else none",
+       .choices = {"none", "graph", "row"},
+       .set = [](C& c, const V& v) { c.isolate = as_text(v); }},
+      {.flags = "--timeout-s",
+       .key = "timeout_s",
+       .group = kReliability,
+       .kind = K::number,
+       .value_name = "S",
+       .help = "Kill an isolated child running longer than this; its row becomes `timeout` (implies "
+               "--isolate graph)",
+       .default_text = "none",
+       .min = 0,
+       .min_exclusive = true,
+       .set = [](C& c, const V& v) { c.timeout_s = as_number(v); }},
+  };
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  return s;
+}
+
+std::string quoted_choices(const RunOptionSpec& spec) {
+  std::string out;
+  for (std::size_t i = 0; i < spec.choices.size(); ++i) {
+    if (i > 0) out += i + 1 == spec.choices.size() ? " or " : ", ";
+    out += fmt::format("\"{}\"", spec.choices[i]);
+  }
+  return out;
+}
+
+std::string range_text(const RunOptionSpec& spec) {
+  const bool has_min = std::isfinite(spec.min), has_max = std::isfinite(spec.max);
+  const bool integral = spec.kind == K::integer || spec.kind == K::bytes;
+  if (has_min && has_max && !(integral && spec.max >= std::numeric_limits<int>::max()))
+    return fmt::format("in [{}, {}]", spec.min, spec.max);
+  if (has_min) return fmt::format("{} {}", spec.min_exclusive ? ">" : "≥", spec.min);
+  return "";
+}
+
+std::string recipe_type(const RunOptionSpec& spec) {
+  const auto range = range_text(spec);
+  const auto with_range = [&](const std::string& what) { return range.empty() ? what : what + " " + range; };
+  switch (spec.kind) {
+    case K::flag:
+      return "boolean";
+    case K::integer:
+      return with_range("integer");
+    case K::seed:
+      return "integer ≥ 0";
+    case K::number:
+      return with_range("number");
+    case K::bytes:
+      return with_range("bytes") + ": an integer, or a string with a unit (`\"16GiB\"`, `\"512M\"`)";
+    case K::text:
+      return "string";
+    case K::path:
+      return "string (path)";
+    case K::choice: {
+      std::string out;
+      for (std::size_t i = 0; i < spec.choices.size(); ++i) {
+        if (i > 0) out += i + 1 == spec.choices.size() ? " or " : ", ";
+        out += fmt::format("`\"{}\"`", spec.choices[i]);
+      }
+      return out;
+    }
+    case K::list:
+      return "string or array of strings";
+    case K::path_list:
+      return "string or array of strings (paths, globs)";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string RunOptionSpec::long_name() const {
+  std::size_t start = 0;
+  while (start < flags.size()) {
+    const auto end = std::min(flags.find(',', start), flags.size());
+    const auto name = flags.substr(start, end - start);
+    if (name.rfind("--", 0) == 0) return name;
+    start = end + 1;
+  }
+  return flags;
+}
+
+const std::vector<RunOptionSpec>& run_option_table() {
+  static const std::vector<RunOptionSpec> table = make_table();
+  return table;
+}
+
+const RunOptionSpec* find_run_option_by_key(std::string_view key) {
+  for (const auto& spec : run_option_table())
+    if (spec.key == key) return &spec;
+  return nullptr;
+}
+
+void check_option_range(const RunOptionSpec& spec, double value, const std::string& shown_value) {
+  const bool has_max = std::isfinite(spec.max);
+  if (value < spec.min || (spec.min_exclusive && value == spec.min) || value > spec.max)
+    throw OptionValueError{
+        has_max && std::isfinite(spec.min)
+            ? fmt::format("must be in [{}, {}], got {}", spec.min, spec.max, shown_value)
+            : fmt::format("must be {} {}, got {}", spec.min_exclusive ? ">" : ">=", spec.min, shown_value)};
+}
+
+std::string canonical_choice(const RunOptionSpec& spec, const std::string& text) {
+  const auto wanted = lower(text);
+  for (const auto& choice : spec.choices)
+    if (choice == wanted) return choice;
+  throw OptionValueError{fmt::format("expected {}, got \"{}\"", quoted_choices(spec), text)};
+}
+
+std::int64_t parse_byte_count(const std::string& text) {
+  const auto fail = [&]() -> std::int64_t {
+    throw OptionValueError{fmt::format(
+        "expected a byte count such as 1000000, 512M or 16GiB (powers of 1024), got \"{}\"", text)};
+  };
+  double number = 0;
+  const char* begin = text.data();
+  const char* end = text.data() + text.size();
+  const auto [rest, ec] = std::from_chars(begin, end, number, std::chars_format::fixed);
+  if (ec != std::errc() || rest == begin || !std::isfinite(number) || number < 0) return fail();
+  static const std::map<std::string, double> units = {
+      {"", 1.0},      {"b", 1.0},      {"k", 0x1p10}, {"kb", 0x1p10}, {"kib", 0x1p10}, {"m", 0x1p20},
+      {"mb", 0x1p20}, {"mib", 0x1p20}, {"g", 0x1p30}, {"gb", 0x1p30}, {"gib", 0x1p30}, {"t", 0x1p40},
+      {"tb", 0x1p40}, {"tib", 0x1p40}, {"p", 0x1p50}, {"pb", 0x1p50}, {"pib", 0x1p50},
+  };
+  std::string unit(rest, end);
+  unit.erase(0, unit.find_first_not_of(' '));
+  const auto found = units.find(lower(unit));
+  if (found == units.end()) return fail();
+  const double bytes = std::floor(number * found->second);
+  // 2^63 bytes is past any machine; the check keeps the conversion defined.
+  if (bytes >= 0x1p63) throw OptionValueError{fmt::format("\"{}\" is too large", text)};
+  return static_cast<std::int64_t>(bytes);
+}
+
+std::string format_byte_count(std::int64_t bytes) {
+  static const std::pair<const char*, int> units[] = {{"TiB", 40}, {"GiB", 30}, {"MiB", 20}, {"KiB", 10}};
+  for (const auto& [unit, shift] : units) {
+    const std::int64_t size = std::int64_t{1} << shift;
+    if (bytes >= size && bytes % size == 0) return fmt::format("{}{}", bytes / size, unit);
+  }
+  return std::to_string(bytes);
+}
+
+OptionValue parse_option_text(const RunOptionSpec& spec, const std::string& text) {
+  const char* begin = text.data();
+  const char* end = text.data() + text.size();
+  switch (spec.kind) {
+    case K::flag:
+      return true;
+    case K::integer: {
+      std::int64_t value = 0;
+      const auto [rest, ec] = std::from_chars(begin, end, value);
+      if (ec == std::errc::result_out_of_range)
+        throw OptionValueError{fmt::format("{} is out of range", text)};
+      if (ec != std::errc() || rest != end || text.empty())
+        throw OptionValueError{fmt::format("expected an integer, got \"{}\"", text)};
+      check_option_range(spec, static_cast<double>(value), text);
+      return value;
+    }
+    case K::seed: {
+      if (!text.empty() && text.front() == '-')
+        throw OptionValueError{fmt::format("must be >= 0, got {}", text)};
+      std::uint64_t value = 0;
+      const auto [rest, ec] = std::from_chars(begin, end, value);
+      if (ec == std::errc::result_out_of_range)
+        throw OptionValueError{fmt::format("must be below 2^64 (at most {}), got {}",
+                                           std::numeric_limits<std::uint64_t>::max(), text)};
+      if (ec != std::errc() || rest != end || text.empty())
+        throw OptionValueError{fmt::format("expected an integer from 0 to 2^64-1, got \"{}\"", text)};
+      return value;
+    }
+    case K::number: {
+      double value = 0;
+      const auto [rest, ec] = std::from_chars(begin, end, value);
+      if (ec != std::errc() || rest != end || text.empty() || !std::isfinite(value))
+        throw OptionValueError{fmt::format("expected a number, got \"{}\"", text)};
+      check_option_range(spec, value, text);
+      return value;
+    }
+    case K::bytes: {
+      const auto value = parse_byte_count(text);
+      check_option_range(spec, static_cast<double>(value), text);
+      return value;
+    }
+    case K::text:
+    case K::path:
+      return text;
+    case K::choice:
+      return canonical_choice(spec, text);
+    case K::list:
+    case K::path_list:
+      return std::vector<std::string>{text};
+  }
+  return text;
+}
+
+std::string option_help(const RunOptionSpec& spec) {
+  return spec.default_text.empty() ? spec.help
+                                   : fmt::format("{} (default: {})", spec.help, spec.default_text);
+}
+
+std::string recipe_key_table_markdown() {
+  std::string out = "| key | type | command line | default |\n| --- | --- | --- | --- |\n";
+  for (const auto& spec : run_option_table()) {
+    std::string flags;
+    std::size_t start = 0;
+    while (start <= spec.flags.size()) {
+      const auto end = std::min(spec.flags.find(',', start), spec.flags.size());
+      if (!flags.empty()) flags += ", ";
+      flags += fmt::format("`{}`", spec.flags.substr(start, end - start));
+      start = end + 1;
+    }
+    out += fmt::format("| `{}` | {}{} | {} | {} |\n", spec.key, recipe_type(spec), spec.recipe_note, flags,
+                       spec.default_text.empty() ? "" : spec.default_text);
+  }
+  return out;
+}
+
+}  // namespace dnnbench
