@@ -5,9 +5,11 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <map>
 
 #include "cli/measure_flags.hpp"
 #include "cli/progress.hpp"
@@ -145,6 +147,21 @@ IsolationMode resolve_isolation(const RunCommand& c) {
   return mode;
 }
 
+// --fill and --fp32-math: what the inputs are and which math fp32 graphs may run with.
+void add_numerics_flags(CLI::App& app, RunOptions& options) {
+  const std::map<std::string, FillKind> fills{{"full", FillKind::full}, {"grid", FillKind::grid}};
+  app.add_option("--fill", options.fill,
+                 "Input values: full (default; full-precision random fp32 and wider, so down-conversion "
+                 "shows in the error) or grid (multiples of 1/64, exact in every type)")
+      ->transform(CLI::CheckedTransformer(fills, CLI::ignore_case));
+  const std::map<std::string, Fp32Math> maths{{"strict", Fp32Math::strict}, {"tf32", Fp32Math::tf32}};
+  app.add_option("--fp32-math", options.fp32_math,
+                 "fp32 graphs: strict (default; only engines with fp32 arithmetic run) or tf32 (engines "
+                 "that round fp32 inputs to TF32 run too, judged at the TF32 tolerance; PyTorch's "
+                 "allow_tf32)")
+      ->transform(CLI::CheckedTransformer(maths, CLI::ignore_case));
+}
+
 }  // namespace
 
 void add_run_options(CLI::App& app, RunCommand& c) {
@@ -187,6 +204,7 @@ void add_run_options(CLI::App& app, RunCommand& c) {
       "Record the noise floor from this `dnnbench calibrate` file in the metadata (default: "
       "$XDG_CACHE_HOME/dnnbench/calibration.json when present)");
   app.add_option("--seed", c.options.seed, "Seed of the input fills");
+  add_numerics_flags(app, c.options);
   app.add_option("-o,--output", c.output, "Write the results as JSON to this file");
   app.add_option("--rtol", c.rtol, "Relative tolerance for every output (default: per data type)")
       ->check(CLI::NonNegativeNumber);
@@ -258,6 +276,8 @@ void add_list_engines_options(CLI::App& app, ListEnginesCommand& c) {
 }
 
 int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
+  const auto run_start = utc_timestamp();
+  const auto run_clock = std::chrono::steady_clock::now();
   if (!c.config.empty() && c.app) apply_recipe(read_recipe(c.config), c, *c.app);
   if (c.graphs.empty())
     throw UsageError("no graphs: give -g FILE_OR_FOLDER (or `graphs` in the --config recipe)");
@@ -315,17 +335,26 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
   }
   ObserverFanout fanout(sinks);
   std::unique_ptr<GraphExecutor> isolated;
+  // Isolated children always have a deadline: the user's, or one derived from the caps.
+  const double timeout_s = c.timeout_s > 0 ? c.timeout_s : default_child_timeout_s(options, isolation);
   if (isolation != IsolationMode::none && !options.dry_run)
-    isolated = make_isolated_executor(isolation, c.timeout_s > 0 ? std::optional(c.timeout_s) : std::nullopt,
-                                      {command_line.begin() + 1, command_line.end()});
+    isolated = make_isolated_executor(isolation, timeout_s, {command_line.begin() + 1, command_line.end()});
   install_stop_signal_handlers();
   auto suite = run_suite(inputs.inputs, options, fanout, {isolated.get(), resume ? &*resume : nullptr});
   observer.finish();
   suite.metadata = collect_metadata(command_line, options);
   suite.metadata["warnings"] = warnings;
+  // Run-level timing: when it ran and how long the whole run took (loading, every row, isolation).
+  suite.metadata["run_timing"] = {
+      {"start_utc", run_start},
+      {"end_utc", utc_timestamp()},
+      {"elapsed_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - run_clock).count()}};
   suite.metadata["options"]["isolate"] = isolation_mode_name(isolation);
   suite.metadata["options"]["timeout_s"] =
-      c.timeout_s > 0 ? nlohmann::json(c.timeout_s) : nlohmann::json(nullptr);
+      isolation != IsolationMode::none ? nlohmann::json(timeout_s) : nlohmann::json(nullptr);
+  suite.metadata["options"]["timeout_basis"] = isolation == IsolationMode::none ? nlohmann::json(nullptr)
+                                               : c.timeout_s > 0 ? nlohmann::json("--timeout-s")
+                                                                 : nlohmann::json("derived from the caps");
   suite.metadata["options"]["journal"] =
       journal_file.empty() ? nlohmann::json(nullptr) : nlohmann::json(journal_file);
   suite.metadata["options"]["resumed_rows"] = resume ? nlohmann::json(resume->rows) : nlohmann::json(nullptr);

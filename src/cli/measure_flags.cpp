@@ -26,6 +26,13 @@ void add_measure_flags(CLI::App& app, MeasureOptions& options) {
   app.add_flag("--per-execution-events", options.per_execution_events,
                "GPU: time each execution of a batch with its own event pair (a sample is their median), "
                "to check batched timing against single-run timing at the same clocks");
+  app.add_flag(
+      "!--no-graph-replay", options.graph_replay,
+      "GPU: time throughput batches as back-to-back launches instead of one CUDA-graph replay per "
+      "sample (the default replays, so the host's launch cost cannot show in a short kernel's time)");
+  app.add_flag("!--no-kernel-activity", options.kernel_activity,
+               "GPU: do not record the kernels a row ran (CUPTI; default: one extra sample after the "
+               "measurement lists them with their durations)");
   app.add_flag("--latency", options.latency,
                "Time isolated executions after an idle gap (latency of one call) instead of steady-state "
                "throughput in a loop (no batching)");
