@@ -10,9 +10,8 @@ a results JSON:
   best   the fastest plan dnnbench measured for the graph: every passed row's median and every
          oracle winner's (paired re-timing) median
 
-Timing here follows dnnbench's method: CUDA events around a batch of back-to-back calls sized to
-last about 1 ms (so launch gaps and event resolution do not dominate short kernels), warm-up
-first, the median of --samples batches (>= 100).
+Timing here follows dnnbench's method: warm-up, then CUDA-graph replay of 20 calls between an
+event pair (so launch gaps do not dominate short kernels), the median of --samples replays.
 
 With --repeat RUN2.json (the same suite run again) it reports the distribution of per-row ratios
 of GPU kernel medians between the two runs, for rows whose kernels last more than 20 us: the
@@ -24,7 +23,7 @@ import math
 import statistics
 import sys
 
-TARGET_BATCH_MS = 1.0  # as dnnbench's src/run/plan_session.cpp
+GRAPH_CALLS = 20  # calls per CUDA graph replay (issue 12: "CUDA-graph replay of 20 calls")
 MIN_REPEAT_KERNEL_MS = 0.020
 
 DTYPES = {"half": "float16", "float16": "float16", "bfloat16": "bfloat16", "bf16": "bfloat16",
@@ -102,25 +101,40 @@ def build_problem(torch, path):
 
 
 def time_ms(torch, fn, samples, warmup):
-    for _ in range(warmup):
-        fn()
+    """Median per-call time of `fn` by CUDA-graph replay: GRAPH_CALLS calls captured once, each
+    sample one replay between an event pair (so PyTorch's per-call host cost, which is larger
+    than dnnbench's, cannot leave the GPU idle between short kernels). Falls back to
+    back-to-back calls when capture fails; the method is returned with the time."""
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        for _ in range(warmup):  # also runs cudnn.benchmark's search before capture
+            fn()
     torch.cuda.synchronize()
     start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    fn()
-    stop.record()
-    stop.synchronize()
-    single = start.elapsed_time(stop)
-    batch = max(1, min(1000, math.ceil(TARGET_BATCH_MS / single))) if single > 0 else 1000
+    method = f"cuda-graph({GRAPH_CALLS} calls)"
+    try:
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            for _ in range(GRAPH_CALLS):
+                fn()
+        run, per = graph.replay, GRAPH_CALLS
+    except Exception as e:  # capture refused: time back-to-back calls
+        method = f"back-to-back({GRAPH_CALLS} calls; capture failed: {type(e).__name__})"
+        def run():
+            for _ in range(GRAPH_CALLS):
+                fn()
+        per = GRAPH_CALLS
+    for _ in range(3):
+        run()
+    torch.cuda.synchronize()
     times = []
     for _ in range(samples):
         start.record()
-        for _ in range(batch):
-            fn()
+        run()
         stop.record()
         stop.synchronize()
-        times.append(start.elapsed_time(stop) / batch)
-    return statistics.median(times)
+        times.append(start.elapsed_time(stop) / per)
+    return statistics.median(times), method
 
 
 def row_median(row):
@@ -191,22 +205,23 @@ def main():
 
     import torch
     print(f"torch {torch.__version__}, cuDNN {torch.backends.cudnn.version()}, "
-          f"{torch.cuda.get_device_name()}; batches of ~{TARGET_BATCH_MS} ms, median of {args.samples}")
+          f"{torch.cuda.get_device_name()}; CUDA-graph replays of {GRAPH_CALLS} calls, median of {args.samples}")
     ours = dnnbench_figures(args.dnnbench)
     header = (f"{'graph':<50} {'ootb us':>9} {'best us':>9} {'bm=F us':>9} {'bm=T us':>9} "
               f"{'F/ootb':>7} {'T/best':>7}")
     print(header)
     print("-" * len(header))
-    ratio_f, ratio_t = [], []
+    ratio_f, ratio_t, methods = [], [], set()
     for path in args.graphs:
         name = load_graph(path)[0]["name"]
         ootb, ootb_plan, best, best_plan = ours.get(name, (None, "not run", None, None))
         try:
             fn, _ = build_problem(torch, path)
             torch.backends.cudnn.benchmark = False
-            t_false = time_ms(torch, fn, args.samples, args.warmup)
+            t_false, method = time_ms(torch, fn, args.samples, args.warmup)
             torch.backends.cudnn.benchmark = True
-            t_true = time_ms(torch, fn, args.samples, args.warmup)
+            t_true, _ = time_ms(torch, fn, args.samples, args.warmup)
+            methods.add(method)
         except Exception as e:  # one graph's failure must not stop the comparison
             print(f"{name:<50} torch failed: {e}")
             continue
@@ -218,6 +233,15 @@ def main():
             ratio_t.append(rt)
         print(f"{name:<50} {fmt(ootb)} {fmt(best)} {fmt(t_false)} {fmt(t_true)} "
               f"{rf or float('nan'):7.2f} {rt or float('nan'):7.2f}")
+    print(f"PyTorch timing methods: {sorted(methods)}")
+    def dist(name, values):
+        v = sorted(values)
+        print(f"{name}: n {len(v)}, min {v[0]:.3f} p10 {quantile(v, 0.1):.3f} median {quantile(v, 0.5):.3f} "
+              f"p90 {quantile(v, 0.9):.3f} max {v[-1]:.3f}")
+    if ratio_f:
+        dist("dnnbench top pick / torch(benchmark=False)", [1 / r for r in ratio_f])
+    if ratio_t:
+        dist("dnnbench best plan / torch(benchmark=True)", [1 / r for r in ratio_t])
     if ratio_f:
         print(f"geomean torch(benchmark=False) / dnnbench OOTB: {statistics.geometric_mean(ratio_f):.3f} "
               f"over {len(ratio_f)} graphs")

@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
@@ -165,6 +166,8 @@ void add_list_engines_options(CLI::App& app, ListEnginesCommand& c) {
 }
 
 int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
+  const auto run_start = utc_timestamp();
+  const auto run_clock = std::chrono::steady_clock::now();
   const auto recipe = c.config.empty() ? std::nullopt : std::optional(read_recipe(c.config));
   check_option_conflicts(c, c.binder->apply(c, recipe ? &*recipe : nullptr));
   if (c.graphs.empty())
@@ -220,17 +223,26 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
   }
   ObserverFanout fanout(sinks);
   std::unique_ptr<GraphExecutor> isolated;
+  // Isolated children always have a deadline: the user's, or one derived from the caps.
+  const double timeout_s = c.timeout_s > 0 ? c.timeout_s : default_child_timeout_s(options, isolation);
   if (isolation != IsolationMode::none && !options.dry_run)
-    isolated = make_isolated_executor(isolation, c.timeout_s > 0 ? std::optional(c.timeout_s) : std::nullopt,
-                                      {command_line.begin() + 1, command_line.end()});
+    isolated = make_isolated_executor(isolation, timeout_s, {command_line.begin() + 1, command_line.end()});
   install_stop_signal_handlers();
   auto suite = run_suite(inputs.inputs, options, fanout, {isolated.get(), resume ? &*resume : nullptr});
   observer.finish();
   suite.metadata = collect_metadata(command_line, options);
   suite.metadata["warnings"] = warnings;
+  // Run-level timing: when it ran and how long the whole run took (loading, every row, isolation).
+  suite.metadata["run_timing"] = {
+      {"start_utc", run_start},
+      {"end_utc", utc_timestamp()},
+      {"elapsed_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - run_clock).count()}};
   suite.metadata["options"]["isolate"] = isolation_mode_name(isolation);
   suite.metadata["options"]["timeout_s"] =
-      c.timeout_s > 0 ? nlohmann::json(c.timeout_s) : nlohmann::json(nullptr);
+      isolation != IsolationMode::none ? nlohmann::json(timeout_s) : nlohmann::json(nullptr);
+  suite.metadata["options"]["timeout_basis"] = isolation == IsolationMode::none ? nlohmann::json(nullptr)
+                                               : c.timeout_s > 0 ? nlohmann::json("--timeout-s")
+                                                                 : nlohmann::json("derived from the caps");
   suite.metadata["options"]["journal"] =
       journal_file.empty() ? nlohmann::json(nullptr) : nlohmann::json(journal_file);
   suite.metadata["options"]["resumed_rows"] = resume ? nlohmann::json(resume->rows) : nlohmann::json(nullptr);

@@ -237,6 +237,20 @@ std::vector<RunOptionSpec> make_table() {
        .help = "GPU: time each execution of a batch with its own event pair (a sample is their median), to "
                "check batched timing against single-run timing at the same clocks",
        .set = [](C& c, const V& v) { c.options.measure.per_execution_events = as_flag(v); }},
+      {.flags = "--no-graph-replay",
+       .key = "no_graph_replay",
+       .group = kTiming,
+       .kind = K::flag,
+       .help = "GPU: time throughput batches as back-to-back launches instead of one CUDA-graph replay per "
+               "sample (replay keeps the host's launch cost out of a short kernel's time)",
+       .set = [](C& c, const V& v) { c.options.measure.graph_replay = !as_flag(v); }},
+      {.flags = "--no-kernel-activity",
+       .key = "no_kernel_activity",
+       .group = kTiming,
+       .kind = K::flag,
+       .help = "GPU: do not record the kernels a row ran (CUPTI; otherwise one extra sample after the "
+               "measurement lists them with their durations)",
+       .set = [](C& c, const V& v) { c.options.measure.kernel_activity = !as_flag(v); }},
       {.flags = "--clock-tolerance",
        .key = "clock_tolerance",
        .group = kTiming,
@@ -266,6 +280,27 @@ std::vector<RunOptionSpec> make_table() {
        .help = "Seed of the input fills (0 to 2^64-1)",
        .default_text = std::to_string(d.seed),
        .set = [](C& c, const V& v) { c.options.seed = std::get<std::uint64_t>(v); }},
+      {.flags = "--fill",
+       .key = "fill",
+       .group = kChecking,
+       .kind = K::choice,
+       .help = "Input values: full (full-precision random fp32 and wider, so down-conversion shows in the "
+               "error) or grid (multiples of 1/64, exact in every type)",
+       .default_text = d.fill == FillKind::grid ? "grid" : "full",
+       .choices = {"full", "grid"},
+       .set = [](C& c, const V& v) { c.options.fill = as_text(v) == "grid" ? FillKind::grid : FillKind::full; }},
+      {.flags = "--fp32-math",
+       .key = "fp32_math",
+       .group = kChecking,
+       .kind = K::choice,
+       .help = "fp32 graphs: strict (only engines with fp32 arithmetic run) or tf32 (engines that round fp32 "
+               "inputs to TF32 run too, judged at the TF32 tolerance; PyTorch's allow_tf32)",
+       .default_text = std::string(fp32_math_name(d.fp32_math)),
+       .choices = {"strict", "tf32"},
+       .set =
+           [](C& c, const V& v) {
+             c.options.fp32_math = as_text(v) == "tf32" ? Fp32Math::tf32 : Fp32Math::strict;
+           }},
       {.flags = "--rtol",
        .key = "rtol",
        .group = kChecking,

@@ -204,12 +204,15 @@ Node read_node(const json& nj, const Graph& graph, const std::string& file, cons
     const DataType type = read_dtype(*compute, file, join_path(path, "compute_data_type"));
     if (type != DataType::unset) node.compute_type = type;
   }
-  const json& inputs = require_member(nj, "inputs", file, path, "an object of role -> tensor uid");
-  expect_object(inputs, file, join_path(path, "inputs"));
-  const json& outputs = require_member(nj, "outputs", file, path, "an object of role -> tensor uid");
-  expect_object(outputs, file, join_path(path, "outputs"));
-  node.inputs = read_ports(inputs, file, join_path(path, "inputs"));
-  node.outputs = read_ports(outputs, file, join_path(path, "outputs"));
+  // Pointers, not references, to members found by require_member (here and below): g++ 13's
+  // -Wdangling-reference flags a reference bound to a returned reference whenever an argument
+  // is a temporary (the key's string_view), though the result refers into the document.
+  const json* inputs = &require_member(nj, "inputs", file, path, "an object of role -> tensor uid");
+  expect_object(*inputs, file, join_path(path, "inputs"));
+  const json* outputs = &require_member(nj, "outputs", file, path, "an object of role -> tensor uid");
+  expect_object(*outputs, file, join_path(path, "outputs"));
+  node.inputs = read_ports(*inputs, file, join_path(path, "inputs"));
+  node.outputs = read_ports(*outputs, file, join_path(path, "outputs"));
   // Settings of ops this tool does not execute are never read, so they are not checked either.
   if (const OpRules* rules = find_op_rules(node.type)) {
     node.settings_key = read_settings_key(nj, file, path);
@@ -254,17 +257,18 @@ Graph parse_graph_json(std::string_view text, const std::string& source) {
   graph.compute_type = optional_dtype("compute_data_type", DataType::f32);
   graph.intermediate_type = optional_dtype("intermediate_data_type", graph.compute_type);
 
-  const json& tensors = require_member(doc, "tensors", source, "", "an array of tensor objects");
-  if (!tensors.is_array())
-    throw InputError(source, "tensors", "expected an array of tensor objects, got " + describe_json(tensors));
-  for (std::size_t k = 0; k < tensors.size(); ++k)
-    graph.tensors.push_back(read_tensor(tensors[k], graph, source, index_path("tensors", k)));
+  const json* tensors = &require_member(doc, "tensors", source, "", "an array of tensor objects");
+  if (!tensors->is_array())
+    throw InputError(source, "tensors",
+                     "expected an array of tensor objects, got " + describe_json(*tensors));
+  for (std::size_t k = 0; k < tensors->size(); ++k)
+    graph.tensors.push_back(read_tensor((*tensors)[k], graph, source, index_path("tensors", k)));
 
-  const json& nodes = require_member(doc, "nodes", source, "", "an array of node objects");
-  if (!nodes.is_array())
-    throw InputError(source, "nodes", "expected an array of node objects, got " + describe_json(nodes));
-  for (std::size_t k = 0; k < nodes.size(); ++k)
-    graph.nodes.push_back(read_node(nodes[k], graph, source, index_path("nodes", k), k));
+  const json* nodes = &require_member(doc, "nodes", source, "", "an array of node objects");
+  if (!nodes->is_array())
+    throw InputError(source, "nodes", "expected an array of node objects, got " + describe_json(*nodes));
+  for (std::size_t k = 0; k < nodes->size(); ++k)
+    graph.nodes.push_back(read_node((*nodes)[k], graph, source, index_path("nodes", k), k));
   return graph;
 }
 

@@ -16,9 +16,9 @@ double relative_spread_of_last(const std::vector<double>& values, std::int64_t c
   return *lo > 0 ? (*hi - *lo) / *lo : std::numeric_limits<double>::infinity();
 }
 
-void SteadyStateDetector::add(double sample_ms, double sm_mhz) {
+void SteadyStateDetector::add(double sample_ms, double sm_mhz, double elapsed_ms) {
   ++samples_;
-  elapsed_ms_ += sample_ms;
+  elapsed_ms_ += elapsed_ms;
   window_.push_back(sample_ms);
   if (!std::isnan(sm_mhz)) window_clock_.push_back(sm_mhz);
   if (static_cast<std::int64_t>(window_.size()) < limits_.window_samples) return;

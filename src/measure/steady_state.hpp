@@ -20,8 +20,10 @@ struct SteadyStateLimits {
 class SteadyStateDetector {
  public:
   explicit SteadyStateDetector(SteadyStateLimits limits) : limits_(limits) {}
-  // One warm-up sample of `sample_ms`; `sm_mhz` is the SM clock read meanwhile (NaN: none).
-  void add(double sample_ms, double sm_mhz);
+  // One warm-up sample of `sample_ms`; `sm_mhz` is the SM clock read meanwhile (NaN: none);
+  // `elapsed_ms` the sample's whole elapsed time, which the max_ms cap counts (default: sample_ms).
+  void add(double sample_ms, double sm_mhz, double elapsed_ms);
+  void add(double sample_ms, double sm_mhz) { add(sample_ms, sm_mhz, sample_ms); }
   bool steady() const { return steady_; }
   bool finished() const { return steady_ || elapsed_ms_ >= limits_.max_ms; }
   std::int64_t samples() const { return samples_; }

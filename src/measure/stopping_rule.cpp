@@ -4,8 +4,7 @@
 
 namespace dnnbench {
 
-void AdaptiveMedianRule::add(double sample_ms) {
-  record(sample_ms);
+void AdaptiveMedianRule::on_sample() {
   const auto n = static_cast<std::int64_t>(samples_.size());
   if (n >= limits_.min_iters && elapsed_ms_ >= limits_.min_time_ms) {
     // Re-summarizing costs O(n log n) per sample; checking on a geometric schedule keeps the
@@ -14,7 +13,11 @@ void AdaptiveMedianRule::add(double sample_ms) {
       if (summarize(samples_).median_ci_rel() <= limits_.target_ci_rel) converged_ = true;
     }
   }
-  if (!converged_ && (n >= limits_.max_iters || elapsed_ms_ >= limits_.max_time_ms)) capped_ = true;
+  if (converged_) return;
+  if (elapsed_ms_ >= limits_.max_time_ms)
+    cap_ = "time-cap";
+  else if (n >= limits_.max_iters)
+    cap_ = "iteration-cap";
 }
 
 }  // namespace dnnbench

@@ -12,21 +12,31 @@ class StoppingRule {
  public:
   virtual ~StoppingRule() = default;
   virtual std::string name() const = 0;
-  // One sample: its time in ms.
-  virtual void add(double sample_ms) = 0;
+  // One sample: `sample_ms` is the statistic's value (time per execution), `sample_elapsed_ms`
+  // the real time the whole sample took (a batch of N executions takes about N x sample_ms, plus
+  // the wait for its result). The time caps count the latter: a cap is a promise about the
+  // user's wall clock, and a 10 ms batch of 7 us kernels must count as 10 ms, not 7 us.
+  void add(double sample_ms, double sample_elapsed_ms) {
+    samples_.push_back(sample_ms);
+    elapsed_ms_ += sample_elapsed_ms;
+    on_sample();
+  }
+  // A sample of one execution: its time is also its elapsed time.
+  void add(double sample_ms) { add(sample_ms, sample_ms); }
   virtual bool finished() const = 0;
   // True when it stopped because its criterion was met (not a cap).
   virtual bool converged() const = 0;
+  // Why it stopped: "ci" (the median's CI met its target), "count" (--iters), "time-cap",
+  // "iteration-cap"; empty while running.
+  virtual std::string stop_reason() const = 0;
   const std::vector<double>& samples() const { return samples_; }
+  // Elapsed time of the whole samples so far (ms), batches included.
   double elapsed_ms() const { return elapsed_ms_; }
 
  protected:
-  void record(double sample_ms) {
-    samples_.push_back(sample_ms);
-    elapsed_ms_ += sample_ms;
-  }
+  virtual void on_sample() = 0;
   std::vector<double> samples_;
-  double elapsed_ms_ = 0;  // sum of sample times (time inside the timed region)
+  double elapsed_ms_ = 0;
 };
 
 // Exactly `count` samples (--iters N).
@@ -34,11 +44,12 @@ class FixedCountRule final : public StoppingRule {
  public:
   explicit FixedCountRule(std::int64_t count) : count_(count) {}
   std::string name() const override { return "fixed"; }
-  void add(double sample_ms) override { record(sample_ms); }
   bool finished() const override { return static_cast<std::int64_t>(samples_.size()) >= count_; }
   bool converged() const override { return finished(); }
+  std::string stop_reason() const override { return finished() ? "count" : ""; }
 
  private:
+  void on_sample() override {}
   std::int64_t count_;
 };
 
@@ -47,7 +58,9 @@ struct AdaptiveLimits {
   std::int64_t min_iters = 10;  // fewer samples make the order-statistic CI meaningless
   double min_time_ms = 50;      // short runs see too little of the machine's noise
   std::int64_t max_iters = 2000;
-  double max_time_ms = 2000;  // per row; keeps a suite of hundreds of graphs tractable
+  // Per row, in elapsed time; keeps a suite of thousands of graphs tractable. 2 s of ~10 ms
+  // samples is 200 samples, enough for a 1% CI on all but heavy-tailed timings.
+  double max_time_ms = 2000;
 };
 
 // Adaptive: stops when the 95% CI of the median is within target of it, after the minimums,
@@ -56,14 +69,16 @@ class AdaptiveMedianRule final : public StoppingRule {
  public:
   explicit AdaptiveMedianRule(AdaptiveLimits limits) : limits_(limits) {}
   std::string name() const override { return "adaptive-median-ci"; }
-  void add(double sample_ms) override;
-  bool finished() const override { return converged_ || capped_; }
+  bool finished() const override { return converged_ || !cap_.empty(); }
   bool converged() const override { return converged_; }
+  std::string stop_reason() const override { return converged_ ? "ci" : cap_; }
   const AdaptiveLimits& limits() const { return limits_; }
 
  private:
+  void on_sample() override;
   AdaptiveLimits limits_;
-  bool converged_ = false, capped_ = false;
+  bool converged_ = false;
+  std::string cap_;  // "time-cap" / "iteration-cap" once one is hit
 };
 
 }  // namespace dnnbench

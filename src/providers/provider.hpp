@@ -1,8 +1,10 @@
 #pragma once
 // The provider interface: one DNN library behind one adapter. run/ talks to libraries only
 // through this. "Supported" is proven only by a successful build().
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -85,6 +87,32 @@ class StreamGate {
   virtual void release() = 0;
 };
 
+// One kernel the device ran, as its activity records saw it (CUPTI on GPU providers).
+struct KernelRecord {
+  std::string name;
+  std::array<int, 3> grid{}, block{};
+  std::uint64_t start_ns = 0, end_ns = 0;  // device timestamps
+};
+
+// Records the kernels the device runs between start() and stop().
+class KernelRecorder {
+ public:
+  virtual ~KernelRecorder() = default;
+  virtual void start() = 0;
+  // The kernels since start(), in start order; the caller has synchronized the stream.
+  virtual std::vector<KernelRecord> stop() = 0;
+};
+
+// A batch of executions captured once and replayed as one unit (a CUDA graph on GPU providers):
+// one launch instead of N, so the host's per-execution launch cost cannot leave the device idle
+// between executions of a short kernel.
+class BatchReplay {
+ public:
+  virtual ~BatchReplay() = default;
+  // Enqueues one replay (every captured execution, in order) on the stream that captured it.
+  virtual void launch() = 0;
+};
+
 class Stream {
  public:
   virtual ~Stream() = default;
@@ -96,6 +124,16 @@ class Stream {
   virtual std::unique_ptr<CacheFlusher> make_cache_flusher() { return nullptr; }
   // A gate on this stream (nullptr: the provider has none; host providers need none).
   virtual std::unique_ptr<StreamGate> make_gate() { return nullptr; }
+  // The device's kernel activity recorder; nullptr when the provider has none (host providers, or
+  // CUPTI not loadable).
+  virtual std::unique_ptr<KernelRecorder> make_kernel_recorder() { return nullptr; }
+  // Captures `executions` calls of `enqueue` (each enqueues one execution on this stream) into a
+  // replayable batch. nullptr when the stream cannot: host providers (why_not stays empty), or a
+  // capture the library refused (why_not says why; the stream is usable as before).
+  virtual std::unique_ptr<BatchReplay> capture(const std::function<void()>& /*enqueue*/,
+                                               std::int64_t /*executions*/, std::string& /*why_not*/) {
+    return nullptr;
+  }
 };
 
 // Memory a device provider's plans read and write. Owned by the row runner for one row.

@@ -32,6 +32,13 @@ std::optional<T> get_opt(const json& object, const char* key) {
   return get<T>(object, key);
 }
 
+// Keys added later (absent from older journals and results) read as null.
+template <class T>
+std::optional<T> get_if_present(const json& object, const char* key) {
+  if (!object.is_object() || !object.contains(key)) return std::nullopt;
+  return get_opt<T>(object, key);
+}
+
 // The writer turns non-finite numbers into null.
 double num(const json& object, const char* key) {
   if (at(object, key).is_null()) return std::numeric_limits<double>::quiet_NaN();
@@ -89,10 +96,13 @@ std::optional<TimingInfo> timing_from_json(const json& t) {
   timing.cache_flush = get_opt<std::string>(t, "cache_flush").value_or("");
   timing.rule = get<std::string>(t, "stopping_rule");
   timing.converged = get<bool>(t, "converged");
+  timing.stop_reason = get_if_present<std::string>(t, "stop_reason").value_or("");
+  timing.replay_fallback = get_if_present<std::string>(t, "replay_fallback").value_or("");
   timing.warmup = get<std::int64_t>(t, "warmup");
   timing.warmup_ms = num(t, "warmup_ms");
   timing.warmup_steady = get<bool>(t, "warmup_steady");
   timing.elapsed_ms = num(t, "elapsed_ms");
+  timing.timed_ms = get_if_present<double>(t, "timed_ms").value_or(0);
   timing.wall_ms = num(t, "wall_ms");
   timing.clocks = clocks_from_json(at(t, "clocks"), at(t, "clock_unstable"));
   timing.samples_ms = get_opt<std::vector<double>>(t, "samples_ms").value_or(std::vector<double>{});
@@ -192,11 +202,19 @@ RowResult row_from_json(const json& r) {
   row.error_message = get_opt<std::string>(r, "error_message");
   row.plan_name = get_opt<std::string>(r, "plan_name");
   row.plan_notes = get<std::vector<std::string>>(r, "plan_notes");
+  row.fp32_math = get_if_present<std::string>(r, "fp32_math");
+  row.row_time_ms = get_if_present<double>(r, "row_time_ms");
   row.cpu_build_time_ms = get_opt<double>(r, "cpu_build_time_ms");
   row.bind_time_ms = get_opt<double>(r, "bind_time_ms");
   row.workspace_bytes = get_opt<std::int64_t>(r, "workspace_bytes");
   row.host_stats = stats_from_json(at(r, "host_stats"));
   row.gpu_kernel_stats = stats_from_json(at(r, "gpu_kernel_stats"));
+  if (r.contains("kernel_sum_stats")) row.kernel_sum_stats = stats_from_json(at(r, "kernel_sum_stats"));
+  if (const auto kernels = get_if_present<json>(r, "kernels"))
+    for (const auto& k : *kernels)
+      row.kernels.push_back(KernelSummary{get<std::string>(k, "name"), get<std::array<int, 3>>(k, "grid"),
+                                          get<std::array<int, 3>>(k, "block"),
+                                          get<std::int64_t>(k, "launches"), num(k, "median_ms")});
   row.timing = timing_from_json(at(r, "timing"));
   row.analytical_flops = num(r, "analytical_flops");
   row.analytical_io_bytes = num(r, "analytical_io_bytes");

@@ -35,21 +35,36 @@ json clocks_to_json(const std::optional<ClockSummary>& c) {
 
 json timing_to_json(const std::optional<TimingInfo>& timing) {
   if (!timing) return nullptr;
-  return {{"method", timing->method},
-          {"batch", timing->batch},
-          {"meaning", timing->meaning},
-          {"cache_mode", timing->cache_mode},
-          {"cache_flush", timing->cache_flush.empty() ? json(nullptr) : json(timing->cache_flush)},
-          {"stopping_rule", timing->rule},
-          {"converged", timing->converged},
-          {"warmup", timing->warmup},
-          {"warmup_ms", timing->warmup_ms},
-          {"warmup_steady", timing->warmup_steady},
-          {"elapsed_ms", timing->elapsed_ms},
-          {"wall_ms", timing->wall_ms},
-          {"clocks", clocks_to_json(timing->clocks)},
-          {"clock_unstable", timing->clocks ? json(timing->clocks->clock_unstable) : json(nullptr)},
-          {"samples_ms", timing->samples_ms.empty() ? json(nullptr) : json(timing->samples_ms)}};
+  return {
+      {"method", timing->method},
+      {"batch", timing->batch},
+      {"meaning", timing->meaning},
+      {"cache_mode", timing->cache_mode},
+      {"cache_flush", timing->cache_flush.empty() ? json(nullptr) : json(timing->cache_flush)},
+      {"stopping_rule", timing->rule},
+      {"converged", timing->converged},
+      {"stop_reason", timing->stop_reason},
+      {"replay_fallback", timing->replay_fallback.empty() ? json(nullptr) : json(timing->replay_fallback)},
+      {"warmup", timing->warmup},
+      {"warmup_ms", timing->warmup_ms},
+      {"warmup_steady", timing->warmup_steady},
+      {"elapsed_ms", timing->elapsed_ms},
+      {"timed_ms", timing->timed_ms},
+      {"wall_ms", timing->wall_ms},
+      {"clocks", clocks_to_json(timing->clocks)},
+      {"clock_unstable", timing->clocks ? json(timing->clocks->clock_unstable) : json(nullptr)},
+      {"samples_ms", timing->samples_ms.empty() ? json(nullptr) : json(timing->samples_ms)}};
+}
+
+json kernels_to_json(const std::vector<KernelSummary>& kernels) {
+  json out = json::array();
+  for (const auto& k : kernels)
+    out.push_back({{"name", k.name},
+                   {"grid", k.grid},
+                   {"block", k.block},
+                   {"launches", k.launches},
+                   {"median_ms", k.median_ms}});
+  return out;
 }
 
 json correctness_to_json(const std::optional<Correctness>& c) {
@@ -172,11 +187,15 @@ json row_to_json(const RowResult& row) {
           {"error_message", opt(row.error_message)},
           {"plan_name", opt(row.plan_name)},
           {"plan_notes", row.plan_notes},
+          {"fp32_math", opt(row.fp32_math)},
+          {"row_time_ms", opt(row.row_time_ms)},
           {"cpu_build_time_ms", opt(row.cpu_build_time_ms)},
           {"bind_time_ms", opt(row.bind_time_ms)},
           {"workspace_bytes", opt(row.workspace_bytes)},
           {"host_stats", stats_to_json(row.host_stats)},
           {"gpu_kernel_stats", stats_to_json(row.gpu_kernel_stats)},
+          {"kernel_sum_stats", stats_to_json(row.kernel_sum_stats)},
+          {"kernels", kernels_to_json(row.kernels)},
           {"timing", timing_to_json(row.timing)},
           {"analytical_flops", row.analytical_flops},
           {"analytical_io_bytes", row.analytical_io_bytes},

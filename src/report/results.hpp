@@ -1,5 +1,6 @@
 #pragma once
 // The results model: what a run produced. Runners fill it; sinks (console, JSON) only read it.
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -23,6 +24,8 @@ std::optional<RowStatus> row_status_from_name(std::string_view name);
 struct TimingInfo {
   // "host-per-execution": one execute + synchronize per sample, monotonic clock;
   // "device-events-batched(N per sample)": N back-to-back executions between two device events;
+  // "cuda-graph-replay(N per sample)": N executions captured once in a CUDA graph, one replay
+  // between two device events (the default for GPU throughput batches);
   // "device-events-single": one execution between two device events (cold, latency, --batch 1);
   // cold and latency modes append "+cold-flush" / "+idle-gap(X ms)".
   std::string method;
@@ -34,13 +37,27 @@ struct TimingInfo {
   std::string cache_flush;  // what the cold flush does; empty when hot
   std::string rule;         // stopping rule name
   bool converged = false;
+  // Why sampling stopped: "ci", "count" (--iters), "time-cap", "iteration-cap".
+  std::string stop_reason;
+  // Why a GPU batch ran as back-to-back launches instead of a CUDA-graph replay (capture
+  // failed or is off); empty when the graph replayed or the row is not batched on a device.
+  std::string replay_fallback;
   std::int64_t warmup = 0;     // untimed executions before sampling (the minimum and the steady-state search)
   double warmup_ms = 0;        // time inside the warm-up's timed samples
   bool warmup_steady = false;  // the warm-up ended because timings (and clocks) were steady
-  double elapsed_ms = 0;       // time inside timed regions
+  double elapsed_ms = 0;       // elapsed time of the whole samples, batches included (what the caps count)
+  double timed_ms = 0;         // time inside timed regions (per-execution figure x executions)
   double wall_ms = 0;          // wall time of the sampling loop (flushes, idle gaps, overheads included)
   std::optional<ClockSummary> clocks;  // GPU clocks, temperature, power while sampling (NVML)
   std::vector<double> samples_ms;      // kept only with --save-samples
+};
+
+// One kernel of a row's execution, from CUPTI kernel activity.
+struct KernelSummary {
+  std::string name;
+  std::array<int, 3> grid{}, block{};
+  std::int64_t launches = 1;  // per execution, of this name and shape
+  double median_ms = 0;       // its duration, median over the recorded executions
 };
 
 struct OutputCheck {
@@ -122,9 +139,20 @@ struct RowResult {
   std::optional<std::string> skip_reason, error_message;
   std::optional<std::string> plan_name;
   std::vector<std::string> plan_notes;
+  // The math the row ran fp32 data with: "strict" (fp32 arithmetic) or "tf32" (the engine
+  // rounds fp32 inputs to TF32, --fp32-math tf32); null when the graph has no fp32 tensor.
+  std::optional<std::string> fp32_math;
+  // Whole wall time spent on the row: heuristic, build, bind, checks, warm-up, measurement, and
+  // the oracle when it ran (ms).
+  std::optional<double> row_time_ms;
   std::optional<double> cpu_build_time_ms, bind_time_ms;
   std::optional<std::int64_t> workspace_bytes;
   std::optional<Stats> host_stats, gpu_kernel_stats;
+  // CUPTI (GPU rows): the kernels one execution ran, and the per-execution sum of their
+  // durations over up to 100 extra back-to-back executions after the measurement (no launch
+  // gaps: the kernels' own time); null / empty without CUPTI or with --no-kernel-activity.
+  std::vector<KernelSummary> kernels;
+  std::optional<Stats> kernel_sum_stats;
   std::optional<TimingInfo> timing;
   double analytical_flops = 0, analytical_io_bytes = 0;
   std::optional<Correctness> correctness;

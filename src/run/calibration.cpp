@@ -152,7 +152,7 @@ Calibration run_calibration(const std::vector<Graph>& graphs, const std::vector<
     const auto own =
         graphs.empty() ? default_calibration_graphs(provider->device() != DeviceKind::host) : graphs;
     for (const auto& graph : own) {
-      GraphData data(graph, options.seed);
+      GraphData data(graph, options.seed, true, options.fill);
       c.entries.push_back(calibrate_one(data, *provider, *stream, options, repeats));
     }
   }

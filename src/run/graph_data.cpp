@@ -10,13 +10,13 @@ std::string_view reference_kind_name(ReferenceKind kind) {
   return kind == ReferenceKind::gpu_fp32 ? "gpu-fp32" : "cpu-fp64";
 }
 
-GraphData::GraphData(const Graph& graph, std::uint64_t seed, bool allow_gpu_reference)
+GraphData::GraphData(const Graph& graph, std::uint64_t seed, bool allow_gpu_reference, FillKind fill)
     : graph_(graph), cost_(graph_cost(graph)), allow_gpu_reference_(allow_gpu_reference) {
   for (auto uid : graph.input_uids()) {
     const auto& desc = graph.tensor(uid);
     if (desc.is_by_value()) continue;
     HostTensor tensor(desc);
-    tensor.from_dense(seeded_values(desc, fill_range_for(graph, uid), seed));
+    tensor.from_dense(seeded_values(desc, fill_range_for(graph, uid), seed, fill));
     inputs_.emplace(uid, std::move(tensor));
   }
 }

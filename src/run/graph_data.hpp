@@ -10,6 +10,7 @@
 #include "graph/graph.hpp"
 #include "providers/provider.hpp"
 #include "reference/reference.hpp"
+#include "tensor/fill.hpp"
 #include "tensor/host_tensor.hpp"
 
 namespace dnnbench {
@@ -23,7 +24,8 @@ std::string_view reference_kind_name(ReferenceKind kind);  // "cpu-fp64", "gpu-f
 class GraphData {
  public:
   // `allow_gpu_reference`: device providers' rows may be judged by the CUDA reference.
-  GraphData(const Graph& graph, std::uint64_t seed, bool allow_gpu_reference = true);
+  GraphData(const Graph& graph, std::uint64_t seed, bool allow_gpu_reference = true,
+            FillKind fill = FillKind::full);
 
   const Graph& graph() const { return graph_; }
   const GraphCost& cost() const { return cost_; }

@@ -148,6 +148,26 @@ IsolationMode default_isolation(const std::vector<std::string>& provider_names) 
   return IsolationMode::none;
 }
 
+double default_child_timeout_s(const RunOptions& options, IsolationMode mode) {
+  // Loading the library, enumerating engines, fills and the reference of a large graph: measured
+  // at 2.7 s per graph on the H200 (bench/RESULTS.md); 60 s leaves a slow machine room.
+  constexpr double kGraphAllowanceS = 60;
+  // Per row beyond its caps: the build (an RTC engine compiles for seconds), the checked run and
+  // re-check, the outputs' copy and comparison.
+  constexpr double kRowAllowanceS = 20;
+  // A graph child runs every engine of the graph; cuDNN offers up to ~60 for a convolution.
+  constexpr double kEnginesPerGraph = 64;
+  // --iters: samples have no time bound; a minute per row covers 2000 samples of 30 ms.
+  constexpr double kFixedCountRowS = 60;
+  const double rows = mode == IsolationMode::row ? 1
+                      : options.max_engines > 0  ? static_cast<double>(options.max_engines)
+                                                 : kEnginesPerGraph;
+  double row_s = kRowAllowanceS + options.measure.steady.max_ms / 1000 +
+                 (options.iters ? kFixedCountRowS : options.adaptive.max_time_ms / 1000);
+  if (options.oracle.enabled) row_s += options.oracle.max_seconds + options.adaptive.max_time_ms / 1000;
+  return kGraphAllowanceS + rows * row_s;
+}
+
 std::unique_ptr<GraphExecutor> make_isolated_executor(IsolationMode mode, std::optional<double> timeout_s,
                                                       std::vector<std::string> child_arguments) {
   return std::make_unique<IsolatedExecutor>(mode, timeout_s, std::move(child_arguments));

@@ -27,6 +27,13 @@ std::optional<IsolationMode> isolation_mode_from_name(std::string_view name);
 // rows. `none` otherwise (docs/reliability.md has the measured cost).
 IsolationMode default_isolation(const std::vector<std::string>& provider_names);
 
+// The child timeout used when --timeout-s is not given, so that a hung kernel cannot stall an
+// isolated suite forever. Derived from the measurement caps: a row's warm-up and sampling are
+// bounded by --warmup-max-ms and --max-time-ms (and the oracle's sweep by --oracle-max-seconds),
+// so a row that runs far past them is hung. --iters has no time cap: a fixed allowance then.
+// `rows` is how many rows one child runs at most (1 with --isolate row).
+double default_child_timeout_s(const RunOptions& options, IsolationMode mode);
+
 // What the parent tells a child (hidden command-line flags, cli/commands.cpp).
 struct ChildRequest {
   std::string graph_file;    // where to read the graph

@@ -214,24 +214,42 @@ void PlanSession::warm_up_until_steady(std::int64_t min_executions) {
   SteadyStateDetector detector(measure_options_.steady);
   const auto n = batch();
   next_sample_ms *= static_cast<double>(n);
-  std::vector<double> recent;
+  std::vector<Sample> recent;
   while (!detector.finished() && search.elapsed_ms() + next_sample_ms <= cap_ms) {
     HostTimer one;
     const auto s = take_sample(n);
     next_sample_ms = one.elapsed_ms();
     const double primary = std::isnan(s.kernel_ms) ? s.host_ms : s.kernel_ms;
-    detector.add(primary * static_cast<double>(n), sampler ? sampler->latest_sm_mhz() : std::nan(""));
-    recent.push_back(primary);
+    // Steadiness is judged on the timed figure; the --warmup-max-ms cap on elapsed time.
+    detector.add(primary * static_cast<double>(n), sampler ? sampler->latest_sm_mhz() : std::nan(""),
+                 s.host_ms * static_cast<double>(n));
+    recent.push_back(s);
     warmup_executions_ += n;
   }
   if (sampler) sampler->stop();
   warmup_steady_ = detector.steady();
   warmup_ms_ = timer.elapsed_ms();
-  // Re-size the batch from the warm timings: the first execution, which chose it, ran cold.
+  steady_samples_.clear();
+  if (warmup_steady_) {
+    const auto keep = std::min<std::size_t>(
+        recent.size(),
+        static_cast<std::size_t>(measure_options_.steady.windows * measure_options_.steady.window_samples));
+    steady_samples_.assign(recent.end() - static_cast<std::ptrdiff_t>(keep), recent.end());
+  }
+  // Re-size the batch from the warm timings when the estimate that chose it was far off (a
+  // first execution runs cold); then the warm-up's samples, of another batch, are not reused.
   if (!recent.empty() && !measure_options_.batch && !single_execution_samples() && kernel_timer_) {
-    const auto tail = std::vector<double>(
-        recent.end() - std::min<std::ptrdiff_t>(5, static_cast<std::ptrdiff_t>(recent.size())), recent.end());
-    batch_ = batch_for(summarize(tail).median);
+    std::vector<double> tail;
+    for (auto it = recent.end() - std::min<std::ptrdiff_t>(5, static_cast<std::ptrdiff_t>(recent.size()));
+         it != recent.end(); ++it)
+      tail.push_back(it->kernel_ms);
+    const auto warm_batch = batch_for(summarize(tail).median);
+    // 1.5x either way: batches within that last about the same (5-15 ms), which is all the
+    // batch size is for; a change would discard the steady samples.
+    if (warm_batch * 2 > batch_ * 3 || warm_batch * 3 < batch_ * 2) {
+      batch_ = warm_batch;
+      steady_samples_.clear();
+    }
   }
 }
 
@@ -239,11 +257,16 @@ std::int64_t PlanSession::batch() {
   if (batch_ > 0) return batch_;
   batch_ = 1;
   if (!kernel_timer_) return batch_;
+  // A few gated executions: one event pair around a single ungated launch would hold the
+  // launch latency and size the batch of a short kernel too small.
+  constexpr std::int64_t kProbe = 8;
+  auto gate = stream_.make_gate();
   kernel_timer_->start();
-  plan_->execute(stream_);
+  for (std::int64_t i = 0; i < kProbe; ++i) plan_->execute(stream_);
   kernel_timer_->stop();
+  if (gate) gate->release();
   stream_.synchronize();
-  batch_ = batch_for(kernel_timer_->elapsed_ms());
+  batch_ = batch_for(kernel_timer_->elapsed_ms() / static_cast<double>(kProbe));
   return batch_;
 }
 
@@ -287,6 +310,15 @@ PlanSession::Sample PlanSession::take_sample(std::int64_t executions) {
     stream_.synchronize();
     std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(measure_options_.latency_idle_ms));
   }
+  if (auto* replay = replay_for(executions)) {
+    HostTimer timer;
+    kernel_timer_->start();
+    replay->launch();
+    kernel_timer_->stop();
+    stream_.synchronize();
+    const auto n = static_cast<double>(executions);
+    return Sample{timer.elapsed_ms() / n, kernel_timer_->elapsed_ms() / n};
+  }
   // Short samples are gated: the device waits until the start event and every launch are queued,
   // so a single execution's event pair holds no launch latency. Long batches are not (their
   // launches could fill the queue behind the gate; batching already amortizes the latency).
@@ -304,13 +336,31 @@ PlanSession::Sample PlanSession::take_sample(std::int64_t executions) {
   return s;
 }
 
+BatchReplay* PlanSession::replay_for(std::int64_t executions) {
+  if (!measure_options_.graph_replay || !kernel_timer_ || executions <= 1 || flusher_ ||
+      measure_options_.latency || !replay_fallback_.empty())
+    return nullptr;
+  if (replay_ && replay_executions_ == executions) return replay_.get();
+  replay_.reset();
+  std::string why_not;
+  replay_ = stream_.capture([this] { plan_->execute(stream_); }, executions, why_not);
+  if (!replay_) {
+    replay_fallback_ = why_not.empty() ? "the provider's stream cannot capture" : why_not;
+    return nullptr;
+  }
+  replay_executions_ = executions;
+  return replay_.get();
+}
+
 double PlanSession::sample() {
   const auto s = take_sample(batch());
   return kernel_timer_ ? s.kernel_ms : s.host_ms;
 }
 
 std::string PlanSession::method() const {
+  const bool replayed = replay_ && replay_executions_ == batch_;
   std::string m = !kernel_timer_ ? "host-per-execution"
+                  : replayed     ? fmt::format("cuda-graph-replay({} per sample)", batch_)
                   : batch_ > 1   ? fmt::format("device-events-batched({} per sample)", batch_)
                                  : "device-events-single";
   if (measure_options_.per_execution_events && kernel_timer_ && !flusher_ && !measure_options_.latency)
@@ -318,6 +368,57 @@ std::string PlanSession::method() const {
   if (flusher_) m += "+cold-flush";
   if (measure_options_.latency) m += fmt::format("+idle-gap({} ms)", measure_options_.latency_idle_ms);
   return m;
+}
+
+void PlanSession::record_kernels(Measurement& m) {
+  if (!measure_options_.kernel_activity || !kernel_timer_) return;
+  auto recorder = stream_.make_kernel_recorder();
+  if (!recorder) return;
+  // Back-to-back launches, not the graph replay: kernel records of launches are certain on every
+  // CUPTI version, and a kernel's own duration does not depend on how it was launched. 100
+  // executions give a median; the records of a three-kernel plan fit one CUPTI buffer.
+  constexpr std::int64_t kRecordedExecutions = 100;
+  const auto n = std::min(batch(), kRecordedExecutions);
+  recorder->start();
+  for (std::int64_t i = 0; i < n; ++i) plan_->execute(stream_);
+  stream_.synchronize();
+  auto records = recorder->stop();
+  if (records.empty()) return;
+  const auto executions = static_cast<std::size_t>(n);
+  // Kernels of one execution are consecutive; a plan launches the same kernels every time, so
+  // the records split evenly. When they do not (a plan that varies), one "execution" is the
+  // whole batch divided evenly: the sum stays right, the kernel list is per batch.
+  const bool even = records.size() % executions == 0;
+  const std::size_t per = even ? records.size() / executions : records.size();
+  const std::size_t groups = even ? executions : 1;
+  const double scale = even ? 1.0 : 1.0 / static_cast<double>(executions);
+  std::vector<double> sums;
+  for (std::size_t g = 0; g < groups; ++g) {
+    double sum = 0;
+    for (std::size_t j = 0; j < per; ++j) {
+      const auto& r = records[g * per + j];
+      sum += static_cast<double>(r.end_ns - r.start_ns) * 1e-6;
+    }
+    sums.push_back(sum * scale);
+  }
+  m.kernel_sum = summarize(sums);
+  for (std::size_t j = 0; j < per; ++j) {
+    std::vector<double> durations;
+    for (std::size_t g = 0; g < groups; ++g) {
+      const auto& r = records[g * per + j];
+      durations.push_back(static_cast<double>(r.end_ns - r.start_ns) * 1e-6);
+    }
+    const auto& first = records[j];
+    // Consecutive launches of the same kernel and shape are one entry with a launch count.
+    if (!m.kernels.empty() && m.kernels.back().name == first.name && m.kernels.back().grid == first.grid &&
+        m.kernels.back().block == first.block) {
+      ++m.kernels.back().launches;
+      continue;
+    }
+    m.kernels.push_back(KernelSummary{first.name, first.grid, first.block, 1, summarize(durations).median});
+  }
+  if (!even)
+    for (auto& k : m.kernels) k.launches = std::max<std::int64_t>(1, k.launches / n);
 }
 
 Measurement PlanSession::measure(StoppingRule& rule, bool keep_samples) {
@@ -329,13 +430,20 @@ Measurement PlanSession::measure(StoppingRule& rule, bool keep_samples) {
     sampler->start();
   }
   HostTimer wall;
-  while (!rule.finished()) {
-    const auto s = take_sample(n);
+  double timed_ms = 0;
+  auto add = [&](const Sample& s) {
     host_samples.push_back(s.host_ms);
     if (kernel_timer_) kernel_samples.push_back(s.kernel_ms);
-    // The rule judges the primary figure: kernel time where there is one.
-    rule.add(kernel_timer_ ? s.kernel_ms : s.host_ms);
-  }
+    // The rule judges the primary figure (kernel time where there is one); its caps count the
+    // sample's whole elapsed time, batch included.
+    const double primary = kernel_timer_ ? s.kernel_ms : s.host_ms;
+    rule.add(primary, s.host_ms * static_cast<double>(n));
+    timed_ms += primary * static_cast<double>(n);
+  };
+  for (const auto& s : steady_samples_)
+    if (!rule.finished()) add(s);
+  steady_samples_.clear();  // used once: a second measure() takes fresh samples
+  while (!rule.finished()) add(take_sample(n));
   Measurement m;
   m.timing.wall_ms = wall.elapsed_ms();
   if (sampler) m.timing.clocks = summarize_clocks(sampler->stop(), measure_options_.clock_tolerance);
@@ -349,10 +457,16 @@ Measurement PlanSession::measure(StoppingRule& rule, bool keep_samples) {
   if (flusher_) m.timing.cache_flush = flusher_->description();
   m.timing.rule = rule.name();
   m.timing.converged = rule.converged();
+  m.timing.stop_reason = rule.stop_reason();
+  if (kernel_timer_ && n > 1 && !(replay_ && replay_executions_ == n))
+    m.timing.replay_fallback = replay_fallback_;
+  if (kernel_timer_ && n > 1 && !measure_options_.graph_replay)
+    m.timing.replay_fallback = "--no-graph-replay";
   m.timing.warmup = warmup_executions_;
   m.timing.warmup_ms = warmup_ms_;
   m.timing.warmup_steady = warmup_steady_;
-  m.timing.elapsed_ms = rule.elapsed_ms() * static_cast<double>(n);
+  m.timing.elapsed_ms = rule.elapsed_ms();
+  m.timing.timed_ms = timed_ms;
   if (keep_samples) m.timing.samples_ms = rule.samples();
   return m;
 }

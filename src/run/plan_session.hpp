@@ -45,6 +45,8 @@ struct Measurement {
   Stats host, kernel;  // kernel: n == 0 on host providers
   bool has_kernel = false;
   TimingInfo timing;
+  std::vector<KernelSummary> kernels;  // CUPTI; empty without it
+  std::optional<Stats> kernel_sum;     // per-execution sum of kernel durations (CUPTI)
   // The figure comparisons use: kernel time where there is one, else host time.
   const Stats& primary() const { return has_kernel ? kernel : host; }
 };
@@ -83,6 +85,9 @@ class PlanSession {
   // Samples until the rule finishes; device providers time batches of back-to-back executions
   // (hot throughput) or single executions (cold, latency, --batch 1).
   Measurement measure(StoppingRule& rule, bool keep_samples);
+  // One more batch with the device's kernel activity recorded (CUPTI): fills m.kernels and
+  // m.kernel_sum. A no-op without a recorder or with --no-kernel-activity.
+  void record_kernels(Measurement& m);
   // One sample (one batch) of the primary figure in ms, for paired comparisons.
   double sample();
 
@@ -95,7 +100,13 @@ class PlanSession {
   Sample take_sample(std::int64_t executions);
   Sample take_split_sample(std::int64_t executions);
   std::string method() const;
+  // The graph replay for a batch of `executions`, captured on first use; nullptr when this
+  // sample is not replayed (not a device batch, --no-graph-replay, or capture failed).
+  BatchReplay* replay_for(std::int64_t executions);
   std::vector<std::unique_ptr<KernelTimer>> split_timers_;  // --per-execution-events
+  std::unique_ptr<BatchReplay> replay_;
+  std::int64_t replay_executions_ = 0;
+  std::string replay_fallback_;  // why capture failed; replay is not retried once it has
   GraphData& data_;
   Provider& provider_;
   Stream& stream_;
@@ -112,6 +123,10 @@ class PlanSession {
   std::int64_t warmup_executions_ = 0;
   double warmup_ms_ = 0;
   bool warmup_steady_ = false;
+  // The samples of the warm-up's last windows, which agreed (steady): they are the first samples
+  // of the measurement, so a row on an already steady device pays no extra warm-up. Empty when
+  // the warm-up did not end steady or the batch changed after it.
+  std::vector<Sample> steady_samples_;
 };
 
 // True when an engine's notes say it computes fp32 data in TF32.

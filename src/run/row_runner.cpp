@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 
+#include "measure/host_timer.hpp"
 #include "run/gpu_clocks.hpp"
 #include "run/oracle.hpp"
 #include "run/plan_session.hpp"
@@ -45,6 +47,17 @@ RowResult skipped_row(const GraphData* data, std::string_view provider, std::str
   return row;
 }
 
+std::optional<std::string> fp32_math_of(const Graph& graph, const EngineInfo& engine) {
+  const bool has_fp32 = std::any_of(graph.tensors.begin(), graph.tensors.end(),
+                                    [](const TensorDesc& t) { return t.dtype == DataType::f32; });
+  if (!has_fp32) return std::nullopt;
+  return std::string(fp32_math_name(uses_tf32_math(engine) ? Fp32Math::tf32 : Fp32Math::strict));
+}
+
+std::string_view fp32_math_name(Fp32Math math) {
+  return math == Fp32Math::tf32 ? "tf32" : "strict";
+}
+
 RowResult run_row(GraphData& data, Provider& provider, Stream& stream, const EngineInfo& engine,
                   const RunOptions& options) {
   const auto& graph = data.graph();
@@ -55,6 +68,8 @@ RowResult run_row(GraphData& data, Provider& provider, Stream& stream, const Eng
   row.engine_notes = engine.notes;
   row.analytical_flops = data.cost().flops;
   row.analytical_io_bytes = data.cost().min_bytes;
+  row.fp32_math = fp32_math_of(graph, engine);
+  HostTimer row_timer;
   const char* stage = "heuristic";
   std::optional<PlanSpec> heuristic;
   try {
@@ -82,6 +97,10 @@ RowResult run_row(GraphData& data, Provider& provider, Stream& stream, const Eng
     stage = "measure";
     auto rule = make_stopping_rule(options);
     auto m = session.measure(*rule, options.save_samples);
+    stage = "kernel activity";
+    session.record_kernels(m);
+    row.kernels = m.kernels;
+    row.kernel_sum_stats = m.kernel_sum;
     row.host_stats = m.host;
     if (m.has_kernel) row.gpu_kernel_stats = m.kernel;
     row.timing = m.timing;
@@ -108,6 +127,7 @@ RowResult run_row(GraphData& data, Provider& provider, Stream& stream, const Eng
   // The oracle runs after the OOTB pass and never changes its fields, status or exit code.
   if (options.oracle.enabled && row.status == RowStatus::success && heuristic)
     run_oracle(data, provider, stream, engine, *heuristic, options, row);
+  row.row_time_ms = row_timer.elapsed_ms();
   return row;
 }
 

@@ -10,6 +10,7 @@
 #include "measure/stopping_rule.hpp"
 #include "providers/registry.hpp"
 #include "run/archive.hpp"
+#include "tensor/fill.hpp"
 
 namespace dnnbench {
 
@@ -22,6 +23,9 @@ struct OracleOptions {
   // Sweep measurements are short: they only rank candidates; the winner is re-timed paired.
   AdaptiveLimits sweep{0.02, 5, 10, 200, 250};
 };
+
+enum class Fp32Math { strict, tf32 };
+std::string_view fp32_math_name(Fp32Math math);
 
 enum class CacheMode { hot, cold };
 std::string_view cache_mode_name(CacheMode mode);
@@ -43,6 +47,13 @@ struct MeasureOptions {
   // same thermal state as the batch (a --batch 1 loop idles between samples and clocks up), to
   // check that batching does not bias the per-execution figure.
   bool per_execution_events = false;
+  // GPU throughput batches are captured once in a CUDA graph and replayed (one launch per
+  // sample), so the host's per-execution launch cost never shows in a short kernel's time;
+  // --no-graph-replay (or a capture the library refuses) times back-to-back launches instead.
+  bool graph_replay = true;
+  // GPU: after the measurement, one more sample with CUPTI kernel activity on, for the row's
+  // kernels[] and kernel_sum_stats (--no-kernel-activity: none; also none where CUPTI is absent).
+  bool kernel_activity = true;
   SteadyStateLimits steady;  // warm-up until steady; max_ms is --warmup-max-ms
   // The SM clock's relative movement during sampling above which a row is flagged clock_unstable.
   double clock_tolerance = 0.02;
@@ -62,6 +73,11 @@ struct RunOptions {
   std::optional<std::int64_t> iters;  // fixed sample count; unset: adaptive rule
   AdaptiveLimits adaptive;
   std::uint64_t seed = 42;
+  FillKind fill = FillKind::full;  // --fill (tensor/fill.hpp says what each kind is for)
+  // --fp32-math: which engines may run fp32 graphs. strict (default): only engines that compute
+  // in fp32; an engine that rounds fp32 inputs to TF32 is listed as skipped. tf32: those run too,
+  // judged at the TF32 tolerance. docs/methodology.md says why strict is the default.
+  Fp32Math fp32_math = Fp32Math::strict;
   std::optional<double> rtol, atol;  // override the per-dtype defaults
   std::optional<std::string> dump_tensors_dir;
   bool save_samples = false;

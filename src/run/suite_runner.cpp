@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <stdexcept>
@@ -16,6 +17,7 @@
 #include "run/journal.hpp"
 #include "run/memory_budget.hpp"
 #include "run/oracle.hpp"
+#include "run/plan_session.hpp"
 #include "run/row_runner.hpp"
 #include "tensor/npy.hpp"
 
@@ -68,7 +70,7 @@ bool run_graph(GraphResult& result, const Graph& graph, std::vector<ProviderSlot
     if (row) result.results.push_back(*row);
     return row != nullptr;
   };
-  GraphData data(graph, options.seed, options.gpu_reference);
+  GraphData data(graph, options.seed, options.gpu_reference, options.fill);
   result.analytical_flops = data.cost().flops;
   result.analytical_io_bytes = data.cost().min_bytes;
 
@@ -107,6 +109,9 @@ bool run_graph(GraphResult& result, const Graph& graph, std::vector<ProviderSlot
     }
     const auto wanted = wanted_engines(options, provider.name());
     auto selection = select_engines(offered, wanted.ids, options.skip_engines);
+    // --fp32-math strict: engines that round fp32 inputs to TF32 are listed, not run, and do not
+    // count against --max-engines (its top N are N engines that compute what the graph asks).
+    const auto refused_math = take_refused_by_fp32_math(selection.engines, options.fp32_math);
     if (options.max_engines > 0 && selection.engines.size() > static_cast<std::size_t>(options.max_engines))
       selection.engines.resize(static_cast<std::size_t>(options.max_engines));
     const auto first_row = result.results.size();
@@ -124,6 +129,19 @@ bool run_graph(GraphResult& result, const Graph& graph, std::vector<ProviderSlot
       for (auto i = first_row; i < result.results.size(); ++i) rows.push_back(&result.results[i]);
       if (auto regret = graph_regret(data, provider, *slot.stream, rows, options))
         result.regret.push_back(std::move(*regret));
+    }
+    for (const auto& engine : refused_math) {
+      if (reuse(provider.name(), engine.id)) continue;
+      auto row =
+          skipped_row(&data, provider.name(),
+                      "the engine computes fp32 data in TF32 (its inputs rounded to a 10-bit mantissa); "
+                      "--fp32-math strict (the default) runs only fp32 arithmetic: --fp32-math tf32 "
+                      "runs it");
+      row.engine_id = engine.id;
+      row.engine_name = engine.name;
+      row.engine_notes = engine.notes;
+      row.fp32_math = fp32_math_of(graph, engine);
+      add(std::move(row));
     }
     for (const auto& id : selection.missing) {
       auto row =
@@ -215,6 +233,15 @@ std::optional<std::string> WantedEngines::label_of(const EngineInfo& engine) con
   for (std::size_t k = 0; k < ids.size() && k < labels.size(); ++k)
     if (labels[k] && (ids[k] == engine.id || ids[k] == engine.name)) return labels[k];
   return std::nullopt;
+}
+
+std::vector<EngineInfo> take_refused_by_fp32_math(std::vector<EngineInfo>& engines, Fp32Math math) {
+  if (math != Fp32Math::strict) return {};
+  const auto tf32 = std::stable_partition(engines.begin(), engines.end(),
+                                          [](const EngineInfo& e) { return !uses_tf32_math(e); });
+  std::vector<EngineInfo> refused(tf32, engines.end());
+  engines.erase(tf32, engines.end());
+  return refused;
 }
 
 EngineSelection select_engines(const std::vector<EngineInfo>& offered, const std::vector<std::string>& wanted,

@@ -97,6 +97,10 @@ struct EngineSelection {
 EngineSelection select_engines(const std::vector<EngineInfo>& offered, const std::vector<std::string>& wanted,
                                const std::vector<std::string>& skipped = {});
 
+// --fp32-math strict: removes the engines that compute fp32 data in TF32 from `engines` (order
+// kept) and returns them, to be listed as skipped rows; tf32: removes none.
+std::vector<EngineInfo> take_refused_by_fp32_math(std::vector<EngineInfo>& engines, Fp32Math math);
+
 // The engines a provider should run: its lines of the recipe's [[engines]] matrix when it has
 // any (with their labels), else --engine.
 struct WantedEngines {

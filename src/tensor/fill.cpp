@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "tensor/dtype.hpp"
+
 namespace dnnbench {
 
 std::uint64_t splitmix64(std::uint64_t& state) {
@@ -56,11 +58,25 @@ FillRange fill_range_for(const Graph& graph, std::int64_t uid) {
   return {-1.0, 1.0, false};
 }
 
-Dense seeded_values(const TensorDesc& desc, FillRange range, std::uint64_t seed) {
+std::string_view fill_kind_name(FillKind kind) {
+  return kind == FillKind::grid ? "grid" : "full";
+}
+
+Dense seeded_values(const TensorDesc& desc, FillRange range, std::uint64_t seed, FillKind kind) {
   Dense out(desc.dims);
   // Per-tensor stream: the same uid gets the same values whatever else the graph holds.
   std::uint64_t state = seed ^ (0xd1b54a32d192ed03ull * static_cast<std::uint64_t>(desc.uid + 1));
   const bool integral = !dtype_is_floating(desc.dtype);
+  if (kind == FillKind::full && !integral && dtype_size(desc.dtype) >= 4) {
+    for (auto& v : out.data) {
+      do {
+        // 53 random bits: uniform in [0, 1) at double precision, then rounded to the dtype.
+        const double u = static_cast<double>(splitmix64(state) >> 11) * 0x1.0p-53;
+        v = round_to(desc.dtype, range.lo + (range.hi - range.lo) * u);
+      } while (v == 0 || v < range.lo || v > range.hi);
+    }
+    return out;
+  }
   // A 1/64 grid keeps values exact in bf16 (8 significant bits) for |v| < 4.
   const double step = integral ? 1.0 : 1.0 / 64.0;
   const auto lo = static_cast<std::int64_t>(std::ceil(range.lo / step));

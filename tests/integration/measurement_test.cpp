@@ -52,6 +52,50 @@ TEST(Measurement, HotIsTheDefaultAndLatencyIsRecorded) {
   EXPECT_EQ(latency["metadata"]["options"]["batch"], 1);
 }
 
+// The time caps count elapsed time, batches included: --batch 20 --min-time-ms 300
+// --max-time-ms 300 samples for 300 ms of wall time, not until 300 ms of per-execution time
+// (20x longer).
+TEST(Measurement, TimeCapHoldsInWallTimeWithBatches) {
+  TempDir dir;
+  const auto out = (dir / "r.json").string();
+  const auto r = run_cli({"run",
+                          "-q",
+                          "-g",
+                          source_path(kConv),
+                          "--provider",
+                          "onednn",
+                          "--max-engines",
+                          "1",
+                          "--warmup",
+                          "1",
+                          "--warmup-max-ms",
+                          "0",
+                          "--batch",
+                          "20",
+                          "--min-time-ms",
+                          "300",
+                          "--max-time-ms",
+                          "300",
+                          "-o",
+                          out});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto doc = json::parse(read_text(out));
+  const auto& row = doc["graphs"][0]["results"][0];
+  ASSERT_EQ(row["status"], "success") << row.dump();
+  const auto& t = row["timing"];
+  EXPECT_EQ(t["batch"], 20);
+  EXPECT_GE(t["elapsed_ms"].get<double>(), 300);
+  // One sample past the cap at most, plus the loop's own bookkeeping.
+  EXPECT_LT(t["wall_ms"].get<double>(), 450) << t.dump();
+  EXPECT_LE(t["timed_ms"].get<double>(), t["elapsed_ms"].get<double>() * 1.001);
+  EXPECT_TRUE(t["stop_reason"] == "time-cap" || t["stop_reason"] == "ci") << t["stop_reason"];
+  EXPECT_GT(row["row_time_ms"].get<double>(), t["wall_ms"].get<double>());
+  EXPECT_EQ(row["fp32_math"], "strict");
+  const auto& run = doc["metadata"]["run_timing"];
+  EXPECT_GT(run["elapsed_s"].get<double>(), 0.3);
+  EXPECT_FALSE(run["start_utc"].get<std::string>().empty());
+}
+
 TEST(Measurement, BadMeasurementFlagsExitTwo) {
   for (const auto& flags : std::vector<std::vector<std::string>>{
            {"--cache-mode", "warm"}, {"--batch", "0"}, {"--clock-tolerance", "2"}}) {

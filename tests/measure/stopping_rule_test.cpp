@@ -64,5 +64,46 @@ TEST(StoppingRule, AdaptiveStopsAtTimeCap) {
   EXPECT_LT(rule.elapsed_ms(), 53);
 }
 
+// A batch of 100 executions of a 10 us kernel is one 1 ms sample: the caps must count that
+// millisecond, not 10 us (which made a 300 ms cap run for 30 s of 100-execution batches).
+TEST(StoppingRule, CapsCountTheWholeSampleNotTheExecution) {
+  AdaptiveLimits limits;
+  limits.max_time_ms = 50;
+  limits.target_ci_rel = 1e-12;  // never converges
+  AdaptiveMedianRule rule(limits);
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> u(0.009, 0.011);
+  while (!rule.finished()) rule.add(u(rng), 1.0);
+  EXPECT_EQ(rule.samples().size(), 50u);
+  EXPECT_DOUBLE_EQ(rule.elapsed_ms(), 50.0);
+  EXPECT_EQ(rule.stop_reason(), "time-cap");
+}
+
+TEST(StoppingRule, MinimumTimeIsElapsedTimeToo) {
+  AdaptiveLimits limits;
+  limits.min_time_ms = 100;
+  AdaptiveMedianRule rule(limits);
+  while (!rule.finished()) rule.add(0.01, 10.0);  // stable; 10 ms batches of 10 us
+  EXPECT_TRUE(rule.converged());
+  EXPECT_EQ(rule.stop_reason(), "ci");
+  EXPECT_EQ(rule.samples().size(), 10u);  // 100 ms of elapsed time, not 10000 samples
+}
+
+TEST(StoppingRule, StopReasons) {
+  FixedCountRule fixed(2);
+  EXPECT_EQ(fixed.stop_reason(), "");
+  fixed.add(1), fixed.add(1);
+  EXPECT_EQ(fixed.stop_reason(), "count");
+  AdaptiveLimits limits;
+  limits.min_time_ms = 0;
+  limits.max_iters = 20;
+  limits.target_ci_rel = 1e-12;
+  AdaptiveMedianRule capped(limits);
+  std::mt19937_64 rng(2);
+  std::uniform_real_distribution<double> u(1.0, 2.0);
+  while (!capped.finished()) capped.add(u(rng));
+  EXPECT_EQ(capped.stop_reason(), "iteration-cap");
+}
+
 }  // namespace
 }  // namespace dnnbench

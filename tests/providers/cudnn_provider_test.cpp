@@ -85,7 +85,7 @@ void expect_rows_pass(const std::string& name) {
   const Graph graph = sample(name);
   GraphData data(graph, 42);
   const auto options = quick_options();
-  int passed = 0;
+  int passed = 0, replayed = 0;
   for (const auto& engine : provider->engines(graph)) {
     const RowResult row = run_row(data, *provider, *stream, engine, options);
     SCOPED_TRACE(engine.id + " " + row.plan_name.value_or(""));
@@ -104,10 +104,53 @@ void expect_rows_pass(const std::string& name) {
       EXPECT_TRUE(row.correctness->passed) << "norm rel error " << row.correctness->norm_rel_error;
     ASSERT_TRUE(row.gpu_kernel_stats);
     ASSERT_TRUE(row.timing);
-    EXPECT_EQ(row.timing->method.rfind("device-events-batched(", 0), 0u) << row.timing->method;
+    // Batches replay a CUDA graph; an engine whose execution cannot be captured falls back to
+    // back-to-back launches and says why.
+    if (row.timing->method.rfind("cuda-graph-replay(", 0) != 0) {
+      EXPECT_EQ(row.timing->method.rfind("device-events-batched(", 0), 0u) << row.timing->method;
+      EXPECT_FALSE(row.timing->replay_fallback.empty()) << row.timing->method;
+    } else {
+      ++replayed;
+    }
     passed += row.correctness->passed || tf32;
   }
   EXPECT_GT(passed, 0);
+  EXPECT_GT(replayed, 0);
+}
+
+// --no-graph-replay times the same batch as back-to-back launches, and says so.
+TEST(CudnnProvider, GraphReplayCanBeSwitchedOff) {
+  REQUIRE_GPU();
+  auto provider = make_cudnn_provider();
+  auto stream = provider->make_stream();
+  const Graph graph = sample("conv_fwd_2d_nhwc_fp16");
+  GraphData data(graph, 42);
+  auto options = quick_options();
+  const auto engines = provider->engines(graph);
+  ASSERT_FALSE(engines.empty());
+  const RowResult replayed = run_row(data, *provider, *stream, engines.front(), options);
+  ASSERT_EQ(replayed.status, RowStatus::success) << replayed.error_message.value_or("");
+  EXPECT_EQ(replayed.timing->method.rfind("cuda-graph-replay(", 0), 0u) << replayed.timing->method;
+  EXPECT_TRUE(replayed.timing->replay_fallback.empty()) << replayed.timing->replay_fallback;
+  // CUPTI (a toolkit library on the GPU machine): the kernels the plan ran, whose durations add
+  // up to no more than the event-timed execution (which also holds any gaps between them).
+  if (!replayed.kernels.empty()) {
+    ASSERT_TRUE(replayed.kernel_sum_stats);
+    EXPECT_GT(replayed.kernel_sum_stats->median, 0);
+    EXPECT_LT(replayed.kernel_sum_stats->median, replayed.gpu_kernel_stats->median * 1.05);
+    EXPECT_FALSE(replayed.kernels.front().name.empty());
+    EXPECT_GT(replayed.kernels.front().grid[0], 0);
+  } else {
+    ADD_FAILURE() << "no kernels recorded: is libcupti loadable here?";
+  }
+  options.measure.graph_replay = false;
+  options.measure.kernel_activity = false;
+  const RowResult launched = run_row(data, *provider, *stream, engines.front(), options);
+  ASSERT_EQ(launched.status, RowStatus::success) << launched.error_message.value_or("");
+  EXPECT_EQ(launched.timing->method.rfind("device-events-batched(", 0), 0u) << launched.timing->method;
+  EXPECT_EQ(launched.timing->replay_fallback, "--no-graph-replay");
+  EXPECT_TRUE(launched.kernels.empty());
+  EXPECT_FALSE(launched.kernel_sum_stats);
 }
 
 TEST(CudnnProvider, ConvForwardRowsPass) {

@@ -33,14 +33,21 @@ RowResult full_row() {
                           "memset 2x L2",
                           "adaptive",
                           true,
+                          "ci",
+                          "cudaStreamBeginCapture: not permitted",
                           3,
                           1.5,
                           true,
                           12.5,
+                          11.0,
                           20.0,
                           ClockSummary{4, MinMaxMean{1700, 1980, 1800}, MinMaxMean{2619, 2619, 2619},
                                        MinMaxMean{40, 45, 42}, std::nullopt, true},
                           {1.0, 2.0}};
+  row.fp32_math = "tf32";
+  row.kernels = {KernelSummary{"nvjet_sm90_hsh_64x384", {132, 1, 1}, {384, 1, 1}, 1, 0.0071}};
+  row.kernel_sum_stats = summarize({0.0071, 0.0072});
+  row.row_time_ms = 42.5;
   row.analytical_flops = 2e9;
   row.analytical_io_bytes = 3e6;
   Correctness c;

@@ -25,6 +25,34 @@ TEST(EngineSelection, FilterKeepsRequestedOrderMatchesNamesAndReportsMissing) {
   EXPECT_EQ(s.missing[0], "zzz");
 }
 
+TEST(EngineSelection, StrictFp32MathListsTf32EnginesApart) {
+  const std::string tf32(kTf32MathNote);
+  std::vector<EngineInfo> engines = {
+      {"a", "A", {tf32}}, {"b", "B", {}}, {"c", "C", {"x", tf32}}, {"d", "D", {}}};
+  auto all = engines;
+  EXPECT_TRUE(take_refused_by_fp32_math(all, Fp32Math::tf32).empty());
+  EXPECT_EQ(all.size(), 4u);
+  const auto refused = take_refused_by_fp32_math(engines, Fp32Math::strict);
+  ASSERT_EQ(engines.size(), 2u);
+  EXPECT_EQ(engines[0].id, "b");
+  EXPECT_EQ(engines[1].id, "d");
+  ASSERT_EQ(refused.size(), 2u);
+  EXPECT_EQ(refused[0].id, "a");
+}
+
+TEST(RowRunner, Fp32MathOfARow) {
+  Graph fp32, fp16;
+  TensorDesc t;
+  t.dtype = DataType::f32;
+  fp32.tensors.push_back(t);
+  t.dtype = DataType::f16;
+  fp16.tensors.push_back(t);
+  const EngineInfo plain{"a", "A", {}}, tf32{"b", "B", {std::string(kTf32MathNote)}};
+  EXPECT_EQ(fp32_math_of(fp32, plain), "strict");
+  EXPECT_EQ(fp32_math_of(fp32, tf32), "tf32");
+  EXPECT_FALSE(fp32_math_of(fp16, plain).has_value());
+}
+
 TEST(RowRunner, SanitizeForPath) {
   EXPECT_EQ(sanitize_for_path("jit:avx2"), "jit_avx2");
   EXPECT_EQ(sanitize_for_path("ref:any#2"), "ref_any_2");

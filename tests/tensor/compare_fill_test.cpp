@@ -63,13 +63,41 @@ TEST(Compare, DefaultTolerancesPerTypeScaleWithReductionLength) {
   EXPECT_NE(default_tolerance(DataType::f16, 576).basis.find("576"), std::string::npos);
 }
 
+// The default fill of fp32 data uses every mantissa bit: an engine that rounds its inputs to
+// TF32 (10 mantissa bits) or bf16 changes nearly every value, so the rounding shows in its error.
+TEST(Fill, FullFillOfFp32IsNotExactInReducedPrecision) {
+  GraphBuilder b;
+  b.tensor("x", {4, 256});
+  const auto& desc = b.graph().tensors[0];
+  const auto a = seeded_values(desc, {}, 1);
+  EXPECT_EQ(a.data, seeded_values(desc, {}, 1).data);
+  std::size_t exact_in_bf16 = 0, exact_in_fp16 = 0;
+  for (double v : a.data) {
+    EXPECT_NE(v, 0.0);
+    EXPECT_GE(v, -1.0);
+    EXPECT_LE(v, 1.0);
+    EXPECT_EQ(v, round_to(DataType::f32, v));
+    exact_in_bf16 += v == round_to(DataType::bf16, v);
+    exact_in_fp16 += v == round_to(DataType::f16, v);  // fp16 has TF32's 10-bit mantissa
+  }
+  EXPECT_LT(exact_in_bf16, a.data.size() / 50);
+  EXPECT_LT(exact_in_fp16, a.data.size() / 50);
+}
+
+TEST(Fill, FullFillKeepsTheGridForNarrowTypes) {
+  GraphBuilder b;
+  b.tensor("h", {4, 64}, DataType::f16);
+  const auto& desc = b.graph().tensors[0];
+  EXPECT_EQ(seeded_values(desc, {}, 3).data, seeded_values(desc, {}, 3, FillKind::grid).data);
+}
+
 TEST(Fill, SeededFillsAreDeterministicPerUidAndNeverZero) {
   GraphBuilder b;
   const auto x = b.tensor("x", {4, 64});
   const auto& desc = b.graph().tensors[0];
-  const auto a = seeded_values(desc, {}, 1);
-  EXPECT_EQ(a.data, seeded_values(desc, {}, 1).data);
-  EXPECT_NE(a.data, seeded_values(desc, {}, 2).data);
+  const auto a = seeded_values(desc, {}, 1, FillKind::grid);
+  EXPECT_EQ(a.data, seeded_values(desc, {}, 1, FillKind::grid).data);
+  EXPECT_NE(a.data, seeded_values(desc, {}, 2, FillKind::grid).data);
   std::set<double> distinct(a.data.begin(), a.data.end());
   EXPECT_GT(distinct.size(), 50u);
   for (double v : a.data) {

@@ -77,9 +77,12 @@ class CudnnProvider final : public Provider {
     for (const auto& e : a.engines) {
       EngineInfo info{engine_id(e.index), engine_id(e.index), e.notes};
       // Tensor cores have no fp32 multiply: on fp32 data a TENSOR_CORE engine rounds its
-      // inputs to TF32 (10-bit mantissa), so its error is TF32's, not fp32's.
-      if (fp32_contraction(graph) &&
-          std::find(e.notes.begin(), e.notes.end(), "TENSOR_CORE") != e.notes.end())
+      // inputs to TF32 (10-bit mantissa), so its error is TF32's, not fp32's; so does an engine
+      // that says it down-converts its inputs.
+      const auto noted = [&e](const char* note) {
+        return std::find(e.notes.begin(), e.notes.end(), note) != e.notes.end();
+      };
+      if (fp32_contraction(graph) && (noted("TENSOR_CORE") || noted("DOWN_CONVERT_INPUTS")))
         info.notes.push_back(std::string(kTf32Note));
       // WINOGRAD, WINOGRAD_TILE_4x4, ...: transform-domain arithmetic, judged with the wider
       // Winograd tolerance (tensor/compare.hpp says why and by how much).

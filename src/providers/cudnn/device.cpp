@@ -1,5 +1,7 @@
 #include "providers/cudnn/device.hpp"
 
+#include "providers/cudnn/kernel_activity.hpp"
+
 #include <cudnn.h>
 #include <fmt/format.h>
 
@@ -97,6 +99,65 @@ class HostFunctionGate final : public StreamGate {
 std::unique_ptr<StreamGate> CudaStream::make_gate() {
   if (!stream_) return nullptr;
   return std::make_unique<HostFunctionGate>(stream_);
+}
+
+namespace {
+
+class GraphReplay final : public BatchReplay {
+ public:
+  GraphReplay(cudaGraphExec_t exec, cudaStream_t stream) : exec_(exec), stream_(stream) {}
+  GraphReplay(const GraphReplay&) = delete;
+  GraphReplay& operator=(const GraphReplay&) = delete;
+  ~GraphReplay() override { cudaGraphExecDestroy(exec_); }
+  void launch() override { cuda_check(cudaGraphLaunch(exec_, stream_), "cudaGraphLaunch"); }
+
+ private:
+  cudaGraphExec_t exec_;
+  cudaStream_t stream_;
+};
+
+std::string cuda_error_text(cudaError_t err) {
+  return fmt::format("{} ({})", cudaGetErrorString(err), cudaGetErrorName(err));
+}
+
+}  // namespace
+
+std::unique_ptr<BatchReplay> CudaStream::capture(const std::function<void()>& enqueue,
+                                                 std::int64_t executions, std::string& why_not) {
+  if (!stream_) return nullptr;
+  cudaError_t err = cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal);
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    why_not = "cudaStreamBeginCapture: " + cuda_error_text(err);
+    return nullptr;
+  }
+  std::string failure;
+  try {
+    for (std::int64_t i = 0; i < executions; ++i) enqueue();
+  } catch (const std::exception& e) {
+    failure = std::string("capturing an execution: ") + e.what();
+  }
+  cudaGraph_t graph = nullptr;
+  err = cudaStreamEndCapture(stream_, &graph);
+  if (failure.empty() && err != cudaSuccess) failure = "cudaStreamEndCapture: " + cuda_error_text(err);
+  cudaGraphExec_t exec = nullptr;
+  if (failure.empty()) {
+    err = cudaGraphInstantiate(&exec, graph, 0);
+    if (err != cudaSuccess) failure = "cudaGraphInstantiate: " + cuda_error_text(err);
+  }
+  if (graph) cudaGraphDestroy(graph);
+  if (!failure.empty()) {
+    cudaGetLastError();  // capture errors are not sticky: clear it, the stream goes on uncaptured
+    why_not = failure;
+    return nullptr;
+  }
+  return std::make_unique<GraphReplay>(exec, stream_);
+}
+
+std::unique_ptr<KernelRecorder> CudaStream::make_kernel_recorder() {
+  if (!stream_) return nullptr;
+  std::string why_not;
+  return make_cupti_recorder(why_not);
 }
 
 std::unique_ptr<CacheFlusher> CudaStream::make_cache_flusher() {

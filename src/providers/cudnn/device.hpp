@@ -31,6 +31,12 @@ class CudaStream final : public Stream {
   std::unique_ptr<KernelTimer> make_kernel_timer() override;
   std::unique_ptr<CacheFlusher> make_cache_flusher() override;
   std::unique_ptr<StreamGate> make_gate() override;
+  // CUPTI kernel activity (providers/cudnn/kernel_activity.hpp); nullptr without CUPTI.
+  std::unique_ptr<KernelRecorder> make_kernel_recorder() override;
+  // Stream capture into a CUDA graph (cudaStreamCaptureModeThreadLocal: the clock sampler's
+  // thread is not affected), instantiated once and replayed with cudaGraphLaunch.
+  std::unique_ptr<BatchReplay> capture(const std::function<void()>& enqueue, std::int64_t executions,
+                                       std::string& why_not) override;
   cudaStream_t get() const { return stream_; }
 
  private:
