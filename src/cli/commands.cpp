@@ -136,6 +136,21 @@ std::optional<Journal> read_resume_journal(const std::string& path, const nlohma
   return journal;
 }
 
+// -o and the journal must be writable before anything runs (a long run that cannot save is lost).
+// A dry run writes neither, but is checked too: it is how a command is tried before a long run.
+void check_output_paths(const RunCommand& c, const std::string& journal_file) {
+  const auto check = [](const std::string& path, std::string_view flag) {
+    if (path.empty()) return;
+    try {
+      check_writable_file(path);
+    } catch (const std::exception& e) {
+      throw UsageError(fmt::format("{}: {}", flag, e.what()));
+    }
+  };
+  check(c.output, "-o");
+  check(journal_file, c.journal.empty() ? "the journal (-o FILE's FILE.journal.jsonl)" : "--journal");
+}
+
 IsolationMode resolve_isolation(const RunCommand& c) {
   if (c.isolate.empty())
     return c.timeout_s > 0 ? IsolationMode::graph : default_isolation(c.options.providers);
@@ -248,6 +263,7 @@ void add_run_options(CLI::App& app, RunCommand& c) {
   app.add_option("--isolated-child-path", c.child_path)->group("");
   app.add_option("--isolated-child-journal", c.child_journal)->group("");
   app.add_option("--isolated-child-rows", c.child_rows)->group("");
+  app.add_option("--isolated-child-dump-folder", c.child_dump_folder)->group("");
 }
 
 void add_list_engines_options(CLI::App& app, ListEnginesCommand& c) {
@@ -281,11 +297,13 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
   for (const auto& choice : options.engine_matrix) check_providers_exist({choice.provider});
   if (options.oracle.aa_self_check) options.oracle.enabled = true;
   if (!c.child_graph.empty())
-    return run_isolated_child({c.child_graph, c.child_path, c.child_journal, c.child_rows}, options);
+    return run_isolated_child({c.child_graph, c.child_path, c.child_journal, c.child_rows, c.child_dump_folder},
+                              options);
 
   const auto isolation = resolve_isolation(c);
   const auto fingerprint = options_fingerprint(options);
   const auto journal_file = journal_path(c);
+  check_output_paths(c, journal_file);
   const auto resume = c.resume ? read_resume_journal(journal_file, fingerprint) : std::nullopt;
   GraphInputs inputs;  // owns the folders archives are extracted into, until the run is over
   try {
@@ -333,7 +351,9 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
     fmt::print(std::cerr, "dnnbench: stopped by signal {} ({}); writing what finished\n", signal,
                strsignal(signal));
   print_suite_summary(std::cout, suite);
-  if (!c.output.empty()) {
+  if (!c.output.empty() && options.dry_run) {
+    if (!c.quiet) fmt::print(std::cout, "Dry run: nothing written to {}\n", c.output);
+  } else if (!c.output.empty()) {
     try {
       write_json_file(c.output, suite_to_json(suite));
       if (!c.quiet) fmt::print(std::cout, "Results written to {}\n", c.output);
@@ -342,9 +362,7 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
       return kExitError;
     }
   }
-  // 128 + the signal, as a shell reports a process the signal ended (130 SIGINT, 143 SIGTERM).
-  if (const int signal = stop_signal(); signal != 0 && !suite.complete) return 128 + signal;
-  return exit_code_for(suite);
+  return exit_code_for(suite);  // 128 + the signal after a stop, as the JSON's exit_code says
 }
 
 int execute_list_engines(const ListEnginesCommand& c) {

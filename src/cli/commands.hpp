@@ -41,6 +41,7 @@ struct RunCommand {
   double timeout_s = 0;  // 0: none
   std::string child_graph, child_path, child_journal;  // hidden: this process is an isolated child
   std::size_t child_rows = 0;
+  std::string child_dump_folder;
   const CLI::App* app = nullptr;  // the parsed subcommand: which options the command line gave
 };
 
