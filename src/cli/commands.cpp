@@ -295,10 +295,11 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
                                  options.adaptive.min_iters));
   check_providers_exist(options.providers);
   for (const auto& choice : options.engine_matrix) check_providers_exist({choice.provider});
+  if (const auto message = unknown_op_message(options.ops); !message.empty()) throw UsageError(message);
   if (options.oracle.aa_self_check) options.oracle.enabled = true;
   if (!c.child_graph.empty())
-    return run_isolated_child({c.child_graph, c.child_path, c.child_journal, c.child_rows, c.child_dump_folder},
-                              options);
+    return run_isolated_child(
+        {c.child_graph, c.child_path, c.child_journal, c.child_rows, c.child_dump_folder}, options);
 
   const auto isolation = resolve_isolation(c);
   const auto fingerprint = options_fingerprint(options);
@@ -347,6 +348,13 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
   suite.metadata["options"]["journal"] =
       journal_file.empty() ? nlohmann::json(nullptr) : nlohmann::json(journal_file);
   suite.metadata["options"]["resumed_rows"] = resume ? nlohmann::json(resume->rows) : nlohmann::json(nullptr);
+  if (!options.dry_run)
+    for (const auto& id : engines_never_offered(suite, options.engines)) {
+      auto warning = fmt::format(
+          "--engine {}: no graph of the suite offers this engine (see `dnnbench list-engines`)", id);
+      fmt::print(std::cerr, "dnnbench: warning: {}\n", warning);
+      suite.metadata["warnings"].push_back(std::move(warning));
+    }
   if (const int signal = stop_signal(); signal != 0)
     fmt::print(std::cerr, "dnnbench: stopped by signal {} ({}); writing what finished\n", signal,
                strsignal(signal));

@@ -54,6 +54,10 @@ void dump_graph_tensors(GraphData& data, const std::string& dir) {
   }
 }
 
+std::string not_offered_reason(const std::string& engine) {
+  return fmt::format("engine '{}' is not offered for this graph", engine);
+}
+
 // Returns false when a stop (or the row limit) ended it early.
 bool run_graph(GraphResult& result, const Graph& graph, std::vector<ProviderSlot>& providers,
                const RunOptions& options, const FinishedRows& finished, std::size_t max_new_rows,
@@ -128,8 +132,7 @@ bool run_graph(GraphResult& result, const Graph& graph, std::vector<ProviderSlot
         result.regret.push_back(std::move(*regret));
     }
     for (const auto& id : selection.missing) {
-      auto row =
-          skipped_row(&data, provider.name(), fmt::format("engine '{}' is not offered for this graph", id));
+      auto row = skipped_row(&data, provider.name(), not_offered_reason(id));
       row.engine_id = id;
       add(std::move(row));
     }
@@ -215,6 +218,21 @@ const RowResult* FinishedRows::find_key(const std::string& k) const {
 
 std::unique_ptr<GraphExecutor> make_in_process_executor(const RunOptions& options, std::size_t max_new_rows) {
   return std::make_unique<InProcessExecutor>(options, max_new_rows);
+}
+
+std::vector<std::string> engines_never_offered(const SuiteResult& suite,
+                                               const std::vector<std::string>& wanted) {
+  std::vector<std::string> never;
+  for (const auto& id : wanted) {
+    const auto not_offered = not_offered_reason(id);
+    bool offered = false;
+    for (const auto& graph : suite.graphs)
+      for (const auto& row : graph.results)
+        offered =
+            offered || ((row.engine_id == id || row.engine_name == id) && row.skip_reason != not_offered);
+    if (!offered) never.push_back(id);
+  }
+  return never;
 }
 
 WantedEngines wanted_engines(const RunOptions& options, std::string_view provider) {

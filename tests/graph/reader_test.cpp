@@ -276,6 +276,46 @@ TEST(ReaderTest, UnknownNodeTypeParsesAsUnsupported) {
   EXPECT_EQ(find_op_rules("SdpaAttributes"), nullptr);
 }
 
+// Not a hipDNN node type: a load error with the closest type, not a silently skipped row.
+TEST(ReaderTest, MisspeltNodeTypeIsAnErrorWithASuggestion) {
+  json j = example_conv_json();
+  j["nodes"][0]["type"] = "ConvolutionFwdAtributes";
+  EXPECT_INPUT_ERROR(parse(j), "nodes[0].type", "did you mean \"ConvolutionFwdAttributes\"?");
+  j["nodes"][0]["type"] = "Frobnicate";
+  EXPECT_INPUT_ERROR(parse(j), "nodes[0].type", "expected a hipDNN node type: `BatchnormInferenceAttributes`");
+  for (const auto type : hipdnn_node_types()) {
+    if (find_op_rules(type)) continue;  // executed types have their own settings tests
+    j["nodes"][0]["type"] = type;
+    EXPECT_EQ(parse(j).nodes[0].kind, OpKind::unsupported) << type;  // known, not executed: skipped later
+  }
+}
+
+// Unknown keys in tensors, nodes and settings: errors naming the key, with the closest known one.
+TEST(ReaderTest, UnknownKeysAreErrorsWithASuggestion) {
+  json j = example_conv_json();
+  j["nodes"][0]["parameters"]["conv_mod"] = j["nodes"][0]["parameters"]["conv_mode"];
+  j["nodes"][0]["parameters"].erase("conv_mode");
+  EXPECT_INPUT_ERROR(parse(j), "nodes[0].parameters.conv_mod", "did you mean `conv_mode`?");
+  j = example_conv_json();
+  j["tensors"][0]["strdes"] = j["tensors"][0]["strides"];
+  j["tensors"][0].erase("strides");
+  EXPECT_INPUT_ERROR(parse(j), "tensors[0].strdes", "did you mean `strides`?");
+  j = example_conv_json();
+  j["nodes"][0]["comment"] = "mine";
+  EXPECT_INPUT_ERROR(parse(j), "nodes[0].comment", "unknown key `comment` in a node (known keys: `name`");
+  j = example_conv_json();
+  j["nodes"][0]["inputs"]["x_tensr_uid"] = 1;
+  EXPECT_INPUT_ERROR(parse(j), "nodes[0].inputs.x_tensr_uid", "unknown key `x_tensr_uid` in inputs");
+  // Pointwise settings inline in `inputs` are checked against the pointwise keys.
+  j = pointwise_json("relu_fwd", false);
+  j["nodes"][0]["inputs"]["relu_lower_clp"] = 0.5;
+  EXPECT_INPUT_ERROR(parse(j), "nodes[0].inputs.relu_lower_clp", "did you mean `relu_lower_clip`?");
+  // Top-level keys are the file's own (the format allows `metadata` and the like).
+  j = example_conv_json();
+  j["metadata"] = {{"source", "a model"}};
+  EXPECT_NO_THROW(parse(j));
+}
+
 TEST(ReaderTest, NodeNameDefaults) {
   json j = example_conv_json();
   j["nodes"][0].erase("name");
