@@ -15,7 +15,8 @@ namespace {
 void dump_outputs(const GraphData& data, const PlanBuffers& buffers, const RowResult& row,
                   const std::string& dir) {
   const auto& graph = data.graph();
-  const auto folder = std::filesystem::path(dir) / data.dump_folder() / sanitize_for_path(row.provider) / sanitize_for_path(row.engine_id.value_or("none"));
+  const auto folder = std::filesystem::path(dir) / data.dump_folder() / sanitize_for_path(row.provider) /
+                      sanitize_for_path(row.engine_id.value_or("none"));
   for (auto uid : graph.output_uids()) {
     const auto& desc = graph.tensor(uid);
     write_npy(folder / (sanitize_for_path(desc.name) + ".npy"), buffers.host(uid).to_dense(), desc.dtype);

@@ -51,12 +51,12 @@ std::vector<std::string> engine_ids(const json& graph) {
 TEST(FirstHour, OneDnnEnginesDoNotDependOnTheGraphsBefore) {
   if (!onednn_built()) GTEST_SKIP() << "no oneDNN provider in this build";
   TempDir dir;
-  const auto alone = run_cli(run_args({"-g", sample("conv_fwd_2d_nhwc_fp32.json"), "--provider", "onednn", "-q",
-                                       "-o", (dir / "alone.json").string()}));
+  const auto alone = run_cli(run_args({"-g", sample("conv_fwd_2d_nhwc_fp32.json"), "--provider", "onednn",
+                                       "-q", "-o", (dir / "alone.json").string()}));
   ASSERT_EQ(alone.exit_code, 0) << alone.err;
-  const auto both = run_cli(run_args({"-g", sample("conv_fwd_2d_nchw_fp32.json"), "-g",
-                                      sample("conv_fwd_2d_nhwc_fp32.json"), "--provider", "onednn", "-q", "-o",
-                                      (dir / "both.json").string()}));
+  const auto both = run_cli(
+      run_args({"-g", sample("conv_fwd_2d_nchw_fp32.json"), "-g", sample("conv_fwd_2d_nhwc_fp32.json"),
+                "--provider", "onednn", "-q", "-o", (dir / "both.json").string()}));
   ASSERT_EQ(both.exit_code, 0) << both.err;
   const auto alone_ids = engine_ids(read_json(dir / "alone.json").at("graphs").at(0));
   EXPECT_EQ(engine_ids(read_json(dir / "both.json").at("graphs").at(1)), alone_ids);
@@ -114,9 +114,9 @@ TEST(FirstHour, OneUnreadableCalibrationInputCostsOnlyItself) {
   TempDir dir;
   std::ofstream(dir / "broken.json") << "{\"name\": ";
   const auto file = dir / "calibration.json";
-  const auto r = run_cli({"calibrate", "-g", (dir / "broken.json").string(), "-g", sample("pointwise_relu.json"),
-                          "--provider", "reference", "--repeats", "2", "--max-time-ms", "50",
-                          "--calibration-file", file.string()});
+  const auto r = run_cli({"calibrate", "-g", (dir / "broken.json").string(), "-g",
+                          sample("pointwise_relu.json"), "--provider", "reference", "--repeats", "2",
+                          "--max-time-ms", "50", "--calibration-file", file.string()});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_TRUE(has(r.err, "broken.json")) << r.err;
   ASSERT_TRUE(fs::exists(file)) << r.out << r.err;
@@ -141,7 +141,8 @@ TEST(FirstHour, DumpFoldersOfGraphsWithTheSameNameAreKeptApart) {
     EXPECT_TRUE(fs::is_directory(dump / folder / "reference" / "cpu-fp64")) << folder;
   }
   // Different graphs: their reference outputs differ (relu vs tanh of the same seeded inputs).
-  EXPECT_NE(read_text(dump / "same" / "reference" / "y.npy"), read_text(dump / "same-2" / "reference" / "y.npy"));
+  EXPECT_NE(read_text(dump / "same" / "reference" / "y.npy"),
+            read_text(dump / "same-2" / "reference" / "y.npy"));
 }
 
 // ---- archives made with `tar -C dir .` ----------------------------------------------------------
@@ -166,8 +167,8 @@ TEST(FirstHour, TarOfADotFolderRunsAndCalibrates) {
   EXPECT_EQ(doc["graphs"][1]["graph_path"], archive + ":sub/b.json");
   EXPECT_EQ(doc["summary"]["graph_errors"], 0);
 
-  const auto c = run_cli({"calibrate", "-g", archive, "--provider", "reference", "--repeats", "2", "--max-time-ms",
-                          "50", "--calibration-file", (dir / "c.json").string()});
+  const auto c = run_cli({"calibrate", "-g", archive, "--provider", "reference", "--repeats", "2",
+                          "--max-time-ms", "50", "--calibration-file", (dir / "c.json").string()});
   EXPECT_EQ(c.exit_code, 0) << c.out << c.err;
   EXPECT_EQ(read_json(dir / "c.json").at("entries").size(), 2u);
 }
@@ -178,7 +179,8 @@ TEST(FirstHour, TarOfADotFolderRunsAndCalibrates) {
 std::string load_error(const TempDir& dir, const std::string& text) {
   std::ofstream(dir / "typo.json") << text;
   const auto out = dir / "r.json";
-  const auto r = run_cli(run_args({"-g", (dir / "typo.json").string(), "--provider", "reference", "-o", out.string()}));
+  const auto r =
+      run_cli(run_args({"-g", (dir / "typo.json").string(), "--provider", "reference", "-o", out.string()}));
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   const auto doc = read_json(out);
   EXPECT_EQ(doc["graphs"][0]["status"], "error");
@@ -210,7 +212,8 @@ TEST(FirstHour, MisspeltKeysAreLoadErrorsWithASuggestion) {
   message = load_error(dir, conv_with("\"strides\"", "\"strdes\""));
   EXPECT_TRUE(has(message, "tensors[0].strdes")) << message;
   EXPECT_TRUE(has(message, "did you mean `strides`")) << message;
-  message = load_error(dir, conv_with("\"name\": \"conv\",", "\"name\": \"conv\", \"compute_datatype\": \"float\","));
+  message = load_error(
+      dir, conv_with("\"name\": \"conv\",", "\"name\": \"conv\", \"compute_datatype\": \"float\","));
   EXPECT_TRUE(has(message, "nodes[0].compute_datatype")) << message;
 }
 
@@ -224,20 +227,24 @@ TEST(FirstHour, UnknownOpFilterIsAUsageErrorListingTheFamilies) {
   const auto r = run_cli(run_args({"-g", sample("pointwise_relu.json"), "--op", "nosuchop"}));
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_TRUE(has(r.err, "--op nosuchop")) << r.err;
-  for (const char* family : {"conv_fwd", "matmul", "pointwise", "layernorm"}) EXPECT_TRUE(has(r.err, family)) << r.err;
+  for (const char* family : {"conv_fwd", "matmul", "pointwise", "layernorm"})
+    EXPECT_TRUE(has(r.err, family)) << r.err;
   // Families and node types still filter.
-  EXPECT_EQ(run_cli(run_args({"-g", sample("pointwise_relu.json"), "--op", "pointwise", "--dry-run"})).exit_code, 0);
-  EXPECT_EQ(run_cli(run_args({"-g", sample("pointwise_relu.json"), "--op", "SdpaAttributes", "--dry-run"})).exit_code,
+  EXPECT_EQ(
+      run_cli(run_args({"-g", sample("pointwise_relu.json"), "--op", "pointwise", "--dry-run"})).exit_code,
+      0);
+  EXPECT_EQ(run_cli(run_args({"-g", sample("pointwise_relu.json"), "--op", "SdpaAttributes", "--dry-run"}))
+                .exit_code,
             0);
 }
 
 TEST(FirstHour, EngineNoGraphOffersIsWarnedAbout) {
-  const auto r =
-      run_cli(run_args({"-g", sample("pointwise_relu.json"), "--provider", "reference", "--engine", "cpu-fp46"}));
+  const auto r = run_cli(
+      run_args({"-g", sample("pointwise_relu.json"), "--provider", "reference", "--engine", "cpu-fp46"}));
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_TRUE(has(r.err, "warning: --engine cpu-fp46")) << r.err;
-  const auto fine =
-      run_cli(run_args({"-g", sample("pointwise_relu.json"), "--provider", "reference", "--engine", "cpu-fp64"}));
+  const auto fine = run_cli(
+      run_args({"-g", sample("pointwise_relu.json"), "--provider", "reference", "--engine", "cpu-fp64"}));
   EXPECT_FALSE(has(fine.err, "warning: --engine")) << fine.err;
 }
 

@@ -3,10 +3,10 @@
 
 #include <csignal>
 
+#include "report/json_report.hpp"
 #include "run/graph_loader.hpp"
 #include "run/interrupt.hpp"
 #include "run/journal.hpp"
-#include "report/json_report.hpp"
 #include "run/suite_runner.hpp"
 
 namespace dnnbench {

@@ -41,7 +41,9 @@ NodeCost cost_reduction(const Graph& graph, const Node& node) {
 }
 
 // The keys of its settings object (reference/GRAPH-FORMAT.md).
-constexpr std::string_view kReductionSettings[] = {"mode"};
+// `is_deterministic` (a request for a fixed summation order, as in cuDNN's frontend) changes no
+// value here: every provider of this tool sums in a fixed order.
+constexpr std::string_view kReductionSettings[] = {"mode", "is_deterministic"};
 
 }  // namespace
 
