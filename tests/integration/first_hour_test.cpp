@@ -61,6 +61,14 @@ TEST(FirstHour, OneDnnEnginesDoNotDependOnTheGraphsBefore) {
   const auto alone_ids = engine_ids(read_json(dir / "alone.json").at("graphs").at(0));
   EXPECT_EQ(engine_ids(read_json(dir / "both.json").at("graphs").at(1)), alone_ids);
   for (const auto& id : alone_ids) EXPECT_FALSE(has(id, "#")) << id;
+  // --max-engines picks the heuristic's first two, whatever ran before.
+  const auto two = run_cli(
+      run_args({"-g", sample("conv_fwd_2d_nchw_fp32.json"), "-g", sample("conv_fwd_2d_nhwc_fp32.json"),
+                "--provider", "onednn", "--max-engines", "2", "-q", "-o", (dir / "two.json").string()}));
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  ASSERT_GE(alone_ids.size(), 2u);
+  EXPECT_EQ(engine_ids(read_json(dir / "two.json").at("graphs").at(1)),
+            (std::vector<std::string>{alone_ids[0], alone_ids[1]}));
 }
 
 // ---- results files ---------------------------------------------------------------------------
@@ -131,18 +139,22 @@ TEST(FirstHour, DumpFoldersOfGraphsWithTheSameNameAreKeptApart) {
   TempDir dir;
   write_renamed(dir / "a.json", "pointwise_relu.json", "same");
   write_renamed(dir / "b.json", "pointwise_tanh.json", "same");
-  const auto dump = dir / "dump";
-  const auto r = run_cli(run_args({"-g", (dir / "a.json").string(), "-g", (dir / "b.json").string(),
-                                   "--provider", "reference", "-q", "--dump-tensors", dump.string()}));
-  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  for (const char* folder : {"same", "same-2"}) {
-    EXPECT_TRUE(fs::is_directory(dump / folder / "inputs")) << folder;
-    EXPECT_TRUE(fs::is_directory(dump / folder / "reference")) << folder;
-    EXPECT_TRUE(fs::is_directory(dump / folder / "reference" / "cpu-fp64")) << folder;
+  // In this process, and in isolated children (which are told the folder the parent chose).
+  for (const char* isolate : {"none", "graph"}) {
+    const auto dump = dir / (std::string("dump-") + isolate);
+    const auto r =
+        run_cli(run_args({"-g", (dir / "a.json").string(), "-g", (dir / "b.json").string(), "--provider",
+                          "reference", "-q", "--isolate", isolate, "--dump-tensors", dump.string()}));
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    for (const char* folder : {"same", "same-2"}) {
+      EXPECT_TRUE(fs::is_directory(dump / folder / "inputs")) << folder;
+      EXPECT_TRUE(fs::is_directory(dump / folder / "reference")) << folder;
+      EXPECT_TRUE(fs::is_directory(dump / folder / "reference" / "cpu-fp64")) << folder;
+    }
+    // Different graphs: their reference outputs differ (relu vs tanh of the same seeded inputs).
+    EXPECT_NE(read_text(dump / "same" / "reference" / "y.npy"),
+              read_text(dump / "same-2" / "reference" / "y.npy"));
   }
-  // Different graphs: their reference outputs differ (relu vs tanh of the same seeded inputs).
-  EXPECT_NE(read_text(dump / "same" / "reference" / "y.npy"),
-            read_text(dump / "same-2" / "reference" / "y.npy"));
 }
 
 // ---- archives made with `tar -C dir .` ----------------------------------------------------------
