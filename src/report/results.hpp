@@ -160,7 +160,7 @@ struct GraphResult {
   std::vector<GraphRegret> regret;  // --oracle only
   // Set: not run, because the same content (every key but `name`) ran as this graph_path.
   std::optional<std::string> duplicate_of;
-  bool filtered = false;  // left out by --op: not run
+  bool filtered = false;     // left out by --op: not run
   bool interrupted = false;  // cut short by a stop (SIGINT/SIGTERM): holds the rows that finished
   // Hash of the graph's canonical content (run/graph_loader.hpp), for the journal: a resumed run
   // reuses rows only of the same content. Not written to the results.
