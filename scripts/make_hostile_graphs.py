@@ -63,8 +63,11 @@ def main():
     write("exponent_overflow", graph(set_in(["tensors", 0, "uid"], 0)).decode().replace('"uid": 0', '"uid": 1e999', 1))
     write("float_uid", graph(set_in(["tensors", 0, "uid"], 1.5)))
     write("long_string", graph(set_in(["tensors", 0, "data_type"], "f" * 200000)))
-    # A 100,000-character key the reader does not know (ignored), beside a real error.
-    write("long_key", graph(lambda g: g["tensors"][0].update({"k" * 100000: 1, "dims": [0, 3]})))
+    # A 100,000-character top-level key (the file's own, ignored), beside a real error. (In a
+    # tensor it would be the error: unknown key, see long_unknown_key.)
+    write("long_key", graph(lambda g: (g.update({"k" * 100000: 1}), g["tensors"][0].update({"dims": [0, 3]}))))
+    # A 100,000-character unknown key in a tensor: a one-line error, cut, and no slow suggestion.
+    write("long_unknown_key", graph(lambda g: g["tensors"][0].update({"k" * 100000: 1})))
     write("invalid_utf8", text.encode().replace(b'"name": "x"', b'"name": "x\xff\xfe"', 1))
     write("utf16_bom", b"\xff\xfe" + text.encode("utf-16-le"))
     write("nul_byte", text.encode().replace(b'"name": "x"', b'"name": "x"\x00', 1))

@@ -17,6 +17,7 @@
 #include "providers/registry.hpp"
 #include "report/json_report.hpp"
 #include "run/calibration.hpp"
+#include "run/graph_loader.hpp"
 #include "run/inputs.hpp"
 
 namespace dnnbench {
@@ -79,43 +80,73 @@ void add_calibrate_options(CLI::App& app, CalibrateCommand& c) {
       app, [](const RunOptionSpec& spec) { return shared.contains(spec.key); });
 }
 
+namespace {
+
+// The -g graphs that load; each one that does not is reported (file and JSON path) and left out,
+// so that one bad input costs its own entry only. `bad_inputs` counts them.
+std::vector<Graph> load_calibration_graphs(const CalibrateCommand& c, const GraphInputs& inputs,
+                                           int& bad_inputs) {
+  std::vector<Graph> graphs;
+  GraphLoader loader(c.settings.options);  // the run's loader: same messages, duplicates left out
+  for (const auto& input : inputs.inputs) {
+    GraphResult loaded;
+    auto graph = loader.load(input, loaded);
+    if (!loaded.ok) {
+      fmt::print(std::cerr, "dnnbench: {}\n", loaded.error_message.value_or(input.path));
+      ++bad_inputs;
+    } else if (graph) {
+      graphs.push_back(std::move(*graph));
+    }
+  }
+  return graphs;
+}
+
+}  // namespace
+
 int execute_calibrate(CalibrateCommand& c) {
   check_option_conflicts(c.settings, c.settings.binder->apply(c.settings, nullptr));
   auto providers = c.providers.empty() ? default_provider_names() : c.providers;
   for (const auto& name : providers)
     if (const auto message = unknown_provider_message(name); !message.empty()) throw UsageError(message);
+  const bool default_path = c.calibration_file.empty();
+  const auto path = default_path ? default_calibration_path() : c.calibration_file;
+  try {
+    // The default file lives in the user's cache folder, made on first use; a path the user
+    // gives must be writable as it is, checked before minutes of measuring.
+    const auto parent = std::filesystem::path(path).parent_path();
+    if (default_path && !parent.empty()) std::filesystem::create_directories(parent);
+    check_writable_file(path);
+  } catch (const std::exception& e) {
+    throw UsageError(fmt::format("--calibration-file: {}", e.what()));
+  }
+  int bad_inputs = 0;
   std::vector<Graph> graphs;
+  GraphInputs inputs;  // keeps archive extractions alive while the graphs are read
   if (!c.graphs.empty()) {
-    try {
-      const auto inputs = expand_graph_inputs(c.graphs);  // keeps archive extractions alive meanwhile
-      for (const auto& input : inputs.inputs) {
-        if (input.error) throw std::runtime_error(fmt::format("{}: {}", input.path, *input.error));
-        auto graph = read_graph_file(input.file);  // its errors name the file and the JSON path
-        try {
-          validate_graph(graph, c.settings.options.limits);
-        } catch (const std::exception& e) {
-          throw std::runtime_error(fmt::format("{}: {}", input.path, e.what()));
-        }
-        graphs.push_back(std::move(graph));
-      }
-    } catch (const std::exception& e) {
-      fmt::print(std::cerr, "dnnbench: {}\n", e.what());
+    inputs = expand_graph_inputs(c.graphs);
+    if (inputs.inputs.empty()) throw UsageError("no graph files found in the -g arguments");
+    graphs = load_calibration_graphs(c, inputs, bad_inputs);
+    if (graphs.empty()) {
+      fmt::print(std::cerr, "dnnbench: none of the -g graphs loaded; {} left as it was\n", path);
       return kExitError;
     }
-    if (graphs.empty()) throw UsageError("no graph files found in the -g arguments");
   }
   const auto calibration = run_calibration(graphs, providers, c.settings.options, c.repeats);
   print_calibration(calibration);
-  const auto path = c.calibration_file.empty() ? default_calibration_path() : c.calibration_file;
+  // A calibration that measured nothing (every entry an error) would replace a good noise floor
+  // with nulls: the file is written only when it holds a figure.
+  if (!calibration.short_spread && !calibration.long_spread) {
+    fmt::print(std::cerr, "dnnbench: nothing was measured; {} left as it was\n", path);
+    return kExitError;
+  }
   try {
-    const auto parent = std::filesystem::path(path).parent_path();
-    if (!parent.empty()) std::filesystem::create_directories(parent);
     write_json_file(path, calibration_to_json(calibration));
     fmt::print("Calibration written to {}\n", path);
   } catch (const std::exception& e) {
     fmt::print(std::cerr, "dnnbench: {}\n", e.what());
     return kExitError;
   }
+  if (bad_inputs > 0) return kExitError;
   for (const auto& e : calibration.entries)
     if (e.error && e.error->rfind("not usable here", 0) != 0) return kExitError;
   return kExitOk;

@@ -131,6 +131,21 @@ std::optional<Journal> read_resume_journal(const std::string& path, const nlohma
   return journal;
 }
 
+// -o and the journal must be writable before anything runs (a long run that cannot save is lost).
+// A dry run writes neither, but is checked too: it is how a command is tried before a long run.
+void check_output_paths(const RunCommand& c, const std::string& journal_file) {
+  const auto check = [](const std::string& path, std::string_view flag) {
+    if (path.empty()) return;
+    try {
+      check_writable_file(path);
+    } catch (const std::exception& e) {
+      throw UsageError(fmt::format("{}: {}", flag, e.what()));
+    }
+  };
+  check(c.output, "-o");
+  check(journal_file, c.journal.empty() ? "the journal (-o FILE's FILE.journal.jsonl)" : "--journal");
+}
+
 IsolationMode resolve_isolation(const RunCommand& c) {
   if (c.isolate.empty())
     return c.timeout_s > 0 ? IsolationMode::graph : default_isolation(c.options.providers);
@@ -152,6 +167,7 @@ void add_run_options(CLI::App& app, RunCommand& c) {
   app.add_option("--isolated-child-path", c.child_path)->group("");
   app.add_option("--isolated-child-journal", c.child_journal)->group("");
   app.add_option("--isolated-child-rows", c.child_rows)->group("");
+  app.add_option("--isolated-child-dump-folder", c.child_dump_folder)->group("");
 }
 
 void add_list_engines_options(CLI::App& app, ListEnginesCommand& c) {
@@ -182,13 +198,16 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
   if (!c.output.empty()) options.output_path = c.output;
   check_providers_exist(options.providers);
   for (const auto& choice : options.engine_matrix) check_providers_exist({choice.provider});
+  if (const auto message = unknown_op_message(options.ops); !message.empty()) throw UsageError(message);
   if (options.oracle.aa_self_check) options.oracle.enabled = true;
   if (!c.child_graph.empty())
-    return run_isolated_child({c.child_graph, c.child_path, c.child_journal, c.child_rows}, options);
+    return run_isolated_child(
+        {c.child_graph, c.child_path, c.child_journal, c.child_rows, c.child_dump_folder}, options);
 
   const auto isolation = resolve_isolation(c);
   const auto fingerprint = options_fingerprint(options);
   const auto journal_file = journal_path(c);
+  check_output_paths(c, journal_file);
   const auto resume = c.resume ? read_resume_journal(journal_file, fingerprint) : std::nullopt;
   GraphInputs inputs;  // owns the folders archives are extracted into, until the run is over
   try {
@@ -246,11 +265,20 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
   suite.metadata["options"]["journal"] =
       journal_file.empty() ? nlohmann::json(nullptr) : nlohmann::json(journal_file);
   suite.metadata["options"]["resumed_rows"] = resume ? nlohmann::json(resume->rows) : nlohmann::json(nullptr);
+  if (!options.dry_run)
+    for (const auto& id : engines_never_offered(suite, options.engines)) {
+      auto warning = fmt::format(
+          "--engine {}: no graph of the suite offers this engine (see `dnnbench list-engines`)", id);
+      fmt::print(std::cerr, "dnnbench: warning: {}\n", warning);
+      suite.metadata["warnings"].push_back(std::move(warning));
+    }
   if (const int signal = stop_signal(); signal != 0)
     fmt::print(std::cerr, "dnnbench: stopped by signal {} ({}); writing what finished\n", signal,
                strsignal(signal));
   print_suite_summary(std::cout, suite);
-  if (!c.output.empty()) {
+  if (!c.output.empty() && options.dry_run) {
+    if (!c.quiet) fmt::print(std::cout, "Dry run: nothing written to {}\n", c.output);
+  } else if (!c.output.empty()) {
     try {
       write_json_file(c.output, suite_to_json(suite));
       if (!c.quiet) fmt::print(std::cout, "Results written to {}\n", c.output);
@@ -259,9 +287,7 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
       return kExitError;
     }
   }
-  // 128 + the signal, as a shell reports a process the signal ended (130 SIGINT, 143 SIGTERM).
-  if (const int signal = stop_signal(); signal != 0 && !suite.complete) return 128 + signal;
-  return exit_code_for(suite);
+  return exit_code_for(suite);  // 128 + the signal after a stop, as the JSON's exit_code says
 }
 
 int execute_list_engines(ListEnginesCommand& c) {

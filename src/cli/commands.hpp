@@ -45,6 +45,7 @@ struct RunCommand {
   std::size_t child_rows = 0;
   // The table's options on the parsed subcommand: which the command line gave, and their values.
   std::shared_ptr<const RunOptionBinder> binder;
+  std::string child_dump_folder;
 };
 
 struct ListEnginesCommand {

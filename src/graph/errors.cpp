@@ -1,7 +1,10 @@
 #include "graph/errors.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
+#include <vector>
 
 namespace dnnbench {
 namespace {
@@ -96,5 +99,42 @@ InputError::InputError(std::string file, std::string json_path, std::string mess
       file_(printable_part(file)),
       json_path_(printable_part(json_path)),
       message_(printable_part(message)) {}
+
+namespace {
+
+// Levenshtein distance, case-insensitive (single-row dynamic programme).
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  const auto fold = [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); };
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (fold(a[i - 1]) == fold(b[j - 1]) ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+std::string closest_match(std::string_view word, std::span<const std::string_view> candidates) {
+  // A third of the word's length (at least 2): `strdes` -> `strides` (1), `conv_mod` -> `conv_mode`
+  // (1), `ConvolutionFwdAtributes` (1); far enough to leave unrelated names out.
+  const std::size_t limit = std::max<std::size_t>(2, word.size() / 3);
+  std::string best;
+  std::size_t best_distance = limit + 1;
+  for (const auto candidate : candidates) {
+    const auto d = edit_distance(word, candidate);
+    if (d < best_distance) {
+      best_distance = d;
+      best = candidate;
+    }
+  }
+  return best;
+}
 
 }  // namespace dnnbench

@@ -1,5 +1,6 @@
 #pragma once
 // InputError: bad input, said in one line: which file, where in it (JSON path), what is wrong.
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -24,5 +25,9 @@ class InputError : public std::runtime_error {
 // UTF-8 as \xNN: names taken from files and archives can hold both, and a message must stay one
 // line and must be writable into the JSON results.
 std::string printable_text(std::string_view text);
+
+// The candidate closest to `word` when it is near enough to be a typo of it (a few edits, case
+// ignored), else "": for "did you mean" in messages.
+std::string closest_match(std::string_view word, std::span<const std::string_view> candidates);
 
 }  // namespace dnnbench

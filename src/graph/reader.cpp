@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <span>
 #include <sstream>
 
 #include "graph/errors.hpp"
@@ -75,6 +76,35 @@ void check_nesting(std::string_view text, const std::string& source) {
   }
 }
 
+// The keys a tensor and a node may have (reference/GRAPH-FORMAT.md). Top-level keys are not
+// checked: the format lets files carry their own (`metadata`, ...).
+constexpr std::string_view kTensorKeys[] = {"uid",       "name",    "dims",       "strides",
+                                            "data_type", "virtual", "value_type", "value"};
+constexpr std::string_view kNodeKeys[] = {"name",    "type",       "compute_data_type", "inputs",
+                                          "outputs", "parameters", "attributes"};
+
+std::string quoted_list(std::span<const std::string_view> names) {
+  std::string list;
+  for (const auto name : names) list += (list.empty() ? "`" : ", `") + std::string(name) + "`";
+  return list.empty() ? "none" : list;
+}
+
+// A key outside `known` is a load error: a misspelt setting must never run as its default
+// (`conv_mod` would run cross-correlation, `strdes` a packed layout).
+void check_known_keys(const json& object, std::span<const std::string_view> known, const std::string& file,
+                      const std::string& path, std::string_view what, bool skip_ports = false) {
+  for (auto it = object.begin(); it != object.end(); ++it) {
+    const std::string& key = it.key();
+    if (skip_ports && key.ends_with(kPortSuffix)) continue;
+    if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+    const auto guess = closest_match(key, known);
+    throw InputError(file, join_path(path, key),
+                     "unknown key `" + key + "` in " + std::string(what) +
+                         (guess.empty() ? "" : "; did you mean `" + guess + "`?") +
+                         " (known keys: " + quoted_list(known) + ")");
+  }
+}
+
 DataType read_dtype(const json& value, const std::string& file, const std::string& path) {
   const std::string name = json_string(value, file, path);
   if (const auto type = parse_dtype(name)) return *type;
@@ -115,6 +145,7 @@ void read_scalar_value(const json& tj, TensorDesc& t, const std::string& file, c
 
 TensorDesc read_tensor(const json& tj, const Graph& graph, const std::string& file, const std::string& path) {
   expect_object(tj, file, path);
+  check_known_keys(tj, kTensorKeys, file, path, "a tensor");
   TensorDesc t;
   t.uid = json_int(require_member(tj, "uid", file, path, "an integer, unique in the graph"), file,
                    join_path(path, "uid"));
@@ -192,9 +223,18 @@ std::string read_settings_key(const json& nj, const std::string& file, const std
 Node read_node(const json& nj, const Graph& graph, const std::string& file, const std::string& path,
                std::size_t index) {
   expect_object(nj, file, path);
+  check_known_keys(nj, kNodeKeys, file, path, "a node");
   Node node;
   node.type = json_string(require_member(nj, "type", file, path, "the op, e.g. \"ConvolutionFwdAttributes\""),
                           file, join_path(path, "type"));
+  const OpRules* rules = find_op_rules(node.type);
+  if (!rules && !is_hipdnn_node_type(node.type)) {
+    const auto guess = closest_match(node.type, hipdnn_node_types());
+    throw InputError(file, join_path(path, "type"),
+                     "unknown node type \"" + node.type + "\"; " +
+                         (guess.empty() ? "expected a hipDNN node type: " + quoted_list(hipdnn_node_types())
+                                        : "did you mean \"" + guess + "\"?"));
+  }
   if (const json* name = find_non_null(nj, "name"))
     node.name = json_string(*name, file, join_path(path, "name"));
   else
@@ -214,8 +254,21 @@ Node read_node(const json& nj, const Graph& graph, const std::string& file, cons
   node.inputs = read_ports(*inputs, file, join_path(path, "inputs"));
   node.outputs = read_ports(*outputs, file, join_path(path, "outputs"));
   // Settings of ops this tool does not execute are never read, so they are not checked either.
-  if (const OpRules* rules = find_op_rules(node.type)) {
+  if (rules) {
     node.settings_key = read_settings_key(nj, file, path);
+    const std::string what = "the settings of " + node.type;
+    if (!node.settings_key.empty())
+      check_known_keys(nj.at(node.settings_key), rules->settings, file, join_path(path, node.settings_key),
+                       what);
+    // Pointwise settings sit inline in `inputs`; every other op has only ports there.
+    check_known_keys(*inputs,
+                     rules->kind == OpKind::pointwise ? rules->settings : std::span<const std::string_view>{},
+                     file, join_path(path, "inputs"),
+                     rules->kind == OpKind::pointwise ? what + " (inline in inputs)"
+                                                      : "inputs (roles end in `_tensor_uid`)",
+                     /*skip_ports=*/true);
+    check_known_keys(*outputs, {}, file, join_path(path, "outputs"), "outputs (roles end in `_tensor_uid`)",
+                     /*skip_ports=*/true);
     node.kind = rules->kind;
     rules->parse(nj, node, NodeContext{file, path});
   }

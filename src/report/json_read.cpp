@@ -232,6 +232,7 @@ GraphResult graph_from_json(const json& g) {
   const auto status = get<std::string>(g, "status");
   graph.ok = status != "error";
   graph.filtered = status == "filtered";
+  graph.interrupted = status == "interrupted";
   graph.duplicate_of = get_opt<std::string>(g, "duplicate_of");
   graph.error_message = get_opt<std::string>(g, "error_message");
   graph.analytical_flops = num(g, "analytical_flops");

@@ -1,6 +1,11 @@
 #include "report/json_report.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <stdexcept>
 
@@ -253,7 +258,6 @@ json suite_to_json(const SuiteResult& suite) {
 }
 
 void write_json_file(const std::filesystem::path& path, const json& document) {
-  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
   const auto temporary = path.string() + ".tmp";
   {
     std::ofstream file(temporary);
@@ -266,6 +270,31 @@ void write_json_file(const std::filesystem::path& path, const json& document) {
   std::error_code ec;
   std::filesystem::rename(temporary, path, ec);
   if (ec) throw std::runtime_error("cannot move " + temporary + " to " + path.string() + ": " + ec.message());
+}
+
+void check_writable_file(const std::filesystem::path& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(path, ec))
+    throw std::runtime_error(path.string() + " is a folder; expected the path of a file to write");
+  const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  if (!fs::exists(folder, ec))
+    throw std::runtime_error("the folder " + folder.string() + " of " + path.string() +
+                             " does not exist (dnnbench creates no folders; make it first)");
+  if (!fs::is_directory(folder, ec))
+    throw std::runtime_error(folder.string() + " (the folder of " + path.string() + ") is not a folder");
+  // The file is written beside itself (PATH.tmp) and renamed over PATH: creating that file is
+  // the test, whatever the permissions, file system or quota say.
+  const std::string probe = path.string() + ".tmp";
+  bool created = true;
+  int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0 && errno == EEXIST) {
+    created = false;
+    fd = ::open(probe.c_str(), O_WRONLY | O_CLOEXEC);
+  }
+  if (fd < 0) throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(errno));
+  ::close(fd);
+  if (created) ::unlink(probe.c_str());
 }
 
 }  // namespace dnnbench

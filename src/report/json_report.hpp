@@ -18,7 +18,13 @@ nlohmann::json row_to_json(const RowResult& row);
 nlohmann::json graph_to_json(const GraphResult& graph);
 nlohmann::json suite_to_json(const SuiteResult& suite);
 // Writes atomically: a temporary file beside `path`, then rename, so a reader never sees a
-// half-written file. Throws std::runtime_error naming the path.
+// half-written file. Creates no folders. Throws std::runtime_error naming the path.
 void write_json_file(const std::filesystem::path& path, const nlohmann::json& document);
+
+// Throws std::runtime_error saying why write_json_file(path) (or a journal at `path`) could not
+// write there: `path` is a folder, its folder is missing or not a folder, or a file cannot be
+// created beside it. Checked before a run, so that a long run never ends unable to save.
+// Leaves nothing behind (the probe file it creates is removed).
+void check_writable_file(const std::filesystem::path& path);
 
 }  // namespace dnnbench

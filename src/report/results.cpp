@@ -24,6 +24,7 @@ std::optional<RowStatus> row_status_from_name(std::string_view name) {
 
 std::string_view graph_status_name(const GraphResult& graph) {
   if (!graph.ok) return "error";
+  if (graph.interrupted) return "interrupted";
   if (graph.duplicate_of) return "duplicate";
   if (graph.filtered) return "filtered";
   return "ok";
@@ -64,6 +65,7 @@ Summary SuiteResult::summary() const {
 }
 
 int exit_code_for(const SuiteResult& suite) {
+  if (suite.stop_signal != 0) return 128 + suite.stop_signal;
   const auto s = suite.summary();
   if (s.failed > 0) return 3;
   if (s.errors > 0 || s.graph_errors > 0) return 1;

@@ -188,13 +188,16 @@ struct GraphResult {
   std::vector<GraphRegret> regret;  // --oracle only
   // Set: not run, because the same content (every key but `name`) ran as this graph_path.
   std::optional<std::string> duplicate_of;
-  bool filtered = false;  // left out by --op: not run
+  bool filtered = false;     // left out by --op: not run
+  bool interrupted = false;  // cut short by a stop (SIGINT/SIGTERM): holds the rows that finished
   // Hash of the graph's canonical content (run/graph_loader.hpp), for the journal: a resumed run
   // reuses rows only of the same content. Not written to the results.
   std::optional<std::string> content_hash;
+  // --dump-tensors: the graph's folder there, unique in the suite (run_suite). Not written.
+  std::optional<std::string> dump_folder;
 };
 
-// "ok", "error", "duplicate" or "filtered".
+// "ok", "error", "interrupted", "duplicate" or "filtered".
 std::string_view graph_status_name(const GraphResult& graph);
 
 // Row counts of one provider.
@@ -209,13 +212,16 @@ struct Summary {
 };
 
 struct SuiteResult {
-  bool complete = false;
+  bool complete = false;  // every graph ran to its end and no stop was asked for
+  int stop_signal = 0;    // the signal that stopped the run (SIGINT, SIGTERM); 0: none
   nlohmann::json metadata = nlohmann::json::object();
   std::vector<GraphResult> graphs;
   Summary summary() const;
 };
 
-// Exit code of a run: 3 any validation failure; else 1 any error row or graph; else 0.
+// Exit code of a run: 128 + the signal when one stopped it (130 SIGINT, 143 SIGTERM, as a shell
+// reports a process the signal ended); else 3 any validation failure; else 1 any error row or
+// graph; else 0.
 int exit_code_for(const SuiteResult& suite);
 
 }  // namespace dnnbench

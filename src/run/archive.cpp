@@ -61,6 +61,16 @@ std::string entry_name(struct archive_entry* entry) {
   return "";
 }
 
+// "./a.json" -> "a.json": `tar -C dir .`, the usual way to pack a folder, prefixes every entry.
+std::string without_dot_prefix(std::string name) {
+  std::size_t start = 0;
+  while (name.compare(start, 2, "./") == 0) {
+    start += 2;
+    while (start < name.size() && name[start] == '/') ++start;
+  }
+  return name.substr(start);
+}
+
 // What kind of entry this is when it is not something we extract ("" for regular files and folders).
 std::string refused_type(struct archive_entry* entry) {
   if (const char* target = archive_entry_hardlink(entry))
@@ -144,9 +154,17 @@ class Extractor {
 
   // Returns false when extraction must stop (a cap was reached or the stream is broken).
   bool take_entry(struct archive* a, struct archive_entry* entry) {
-    const std::string name = entry_name(entry);
-    if (name.empty()) {
+    const std::string raw = entry_name(entry);
+    if (raw.empty()) {
       refuse("?", "the entry's name cannot be read");
+      return true;
+    }
+    // Folders are never made from their entries (those of the files are made from the files'
+    // checked paths), so a folder entry, `./` included, is passed over without a word.
+    if (archive_entry_filetype(entry) == AE_IFDIR && !archive_entry_hardlink(entry)) return true;
+    const std::string name = without_dot_prefix(raw);
+    if (name.empty()) {
+      refuse(raw, "its path names no file");
       return true;
     }
     if (const auto reason = unsafe_entry_path_reason(name); !reason.empty()) {
@@ -157,7 +175,7 @@ class Extractor {
       refuse(name, reason);
       return true;
     }
-    if (archive_entry_filetype(entry) == AE_IFDIR || !ends_with(lower(name), ".json")) return true;
+    if (!ends_with(lower(name), ".json")) return true;
     if (archive_entry_size_is_set(entry)) {
       const auto declared = static_cast<std::uint64_t>(std::max<la_int64_t>(0, archive_entry_size(entry)));
       if (declared > limits_.max_entry_bytes) {

@@ -1,17 +1,30 @@
 #include "run/graph_data.hpp"
 
+#include <cctype>
+
 #include "measure/host_timer.hpp"
 #include "reference/gpu_reference.hpp"
 #include "tensor/fill.hpp"
 
 namespace dnnbench {
 
+std::string sanitize_for_path(std::string_view text) {
+  std::string out(text);
+  for (auto& ch : out)
+    if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '_' || ch == '-')) ch = '_';
+  if (out.empty() || out == "." || out == "..") out = "_" + out;
+  return out;
+}
+
 std::string_view reference_kind_name(ReferenceKind kind) {
   return kind == ReferenceKind::gpu_fp32 ? "gpu-fp32" : "cpu-fp64";
 }
 
 GraphData::GraphData(const Graph& graph, std::uint64_t seed, bool allow_gpu_reference, FillKind fill)
-    : graph_(graph), cost_(graph_cost(graph)), allow_gpu_reference_(allow_gpu_reference) {
+    : graph_(graph),
+      cost_(graph_cost(graph)),
+      allow_gpu_reference_(allow_gpu_reference),
+      dump_folder_(sanitize_for_path(graph.name)) {
   for (auto uid : graph.input_uids()) {
     const auto& desc = graph.tensor(uid);
     if (desc.is_by_value()) continue;

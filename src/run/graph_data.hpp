@@ -21,6 +21,9 @@ namespace dnnbench {
 enum class ReferenceKind { cpu_fp64, gpu_fp32 };
 std::string_view reference_kind_name(ReferenceKind kind);  // "cpu-fp64", "gpu-fp32"
 
+// A name made safe as one folder or file name: characters outside [A-Za-z0-9._-] become '_'.
+std::string sanitize_for_path(std::string_view text);
+
 class GraphData {
  public:
   // `allow_gpu_reference`: device providers' rows may be judged by the CUDA reference.
@@ -42,6 +45,10 @@ class GraphData {
   double reference_seconds(ReferenceKind kind = ReferenceKind::cpu_fp64) const {
     return reference_seconds_[static_cast<int>(kind)];
   }
+  // --dump-tensors: the graph's folder under the dump folder, unique in the suite (two graphs
+  // may share a `name`); the graph's name made safe for a path unless set.
+  const std::string& dump_folder() const { return dump_folder_; }
+  void set_dump_folder(std::string folder) { dump_folder_ = std::move(folder); }
 
  private:
   const Graph& graph_;
@@ -51,6 +58,7 @@ class GraphData {
   std::optional<bool> gpu_reference_usable_;  // asked once per graph
   std::optional<Values> reference_[2];        // by ReferenceKind
   double reference_seconds_[2] = {0, 0};
+  std::string dump_folder_;
 };
 
 }  // namespace dnnbench

@@ -1,6 +1,7 @@
 #include "run/graph_loader.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cctype>
 #include <cerrno>
@@ -11,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "graph/errors.hpp"
+#include "graph/ops/op_rules.hpp"
 #include "graph/reader.hpp"
 #include "graph/validate.hpp"
 #include "run/memory_budget.hpp"
@@ -69,6 +71,30 @@ bool graph_has_op(const Graph& graph, const std::vector<std::string>& ops) {
     }
   }
   return false;
+}
+
+std::string unknown_op_message(const std::vector<std::string>& ops) {
+  const auto families = op_family_names();
+  for (const auto& op : ops) {
+    const auto wanted = op_key(op);
+    std::vector<std::string_view> spellings;  // every accepted name, for the guess
+    bool known = false;
+    for (const auto& family : families) {
+      known = known || op_key(family) == wanted;
+      spellings.push_back(family);
+    }
+    for (const auto type : hipdnn_node_types()) {
+      known = known || op_key(type) == wanted;
+      spellings.push_back(type);
+    }
+    if (known) continue;
+    const auto guess = closest_match(op, spellings);
+    return fmt::format(
+        "--op {}: not an op family or node type{}; the families are {} (or give a hipDNN "
+        "node type, e.g. ConvolutionFwdAttributes)",
+        op, guess.empty() ? "" : fmt::format(" (did you mean {}?)", guess), fmt::join(families, ", "));
+  }
+  return "";
 }
 
 std::optional<Graph> GraphLoader::load(const GraphInput& input, GraphResult& result) {

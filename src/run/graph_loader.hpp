@@ -42,4 +42,8 @@ std::string content_hash(std::string_view text);
 // An empty list keeps every graph.
 bool graph_has_op(const Graph& graph, const std::vector<std::string>& ops);
 
+// Why an --op value can match no graph (it is neither an op family nor a hipDNN node type, in
+// the spellings graph_has_op accepts), listing the families; "" when every value is known.
+std::string unknown_op_message(const std::vector<std::string>& ops);
+
 }  // namespace dnnbench

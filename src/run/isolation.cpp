@@ -46,7 +46,7 @@ class IsolatedExecutor final : public GraphExecutor {
       JournalWriter seed(journal, nlohmann::json::object(), /*append=*/false);
       for (const auto& [key, row] : finished.all()) seed.row_finished(result, row);
     }
-    const auto argv = child_argv(input, journal);
+    const auto argv = child_argv(input, result, journal);
     std::set<std::string> reported;  // rows passed to the observer (reused ones never are)
     for (const auto& [key, row] : finished.all()) reported.insert(key);
     std::size_t rows_before = finished.size();
@@ -100,12 +100,14 @@ class IsolatedExecutor final : public GraphExecutor {
     return true;
   }
 
-  std::vector<std::string> child_argv(const GraphInput& input, const std::filesystem::path& journal) const {
+  std::vector<std::string> child_argv(const GraphInput& input, const GraphResult& result,
+                                      const std::filesystem::path& journal) const {
     std::vector<std::string> argv{"/proc/self/exe"};
     argv.insert(argv.end(), child_arguments_.begin(), child_arguments_.end());
     argv.insert(argv.end(), {"--isolated-child-graph", input.file.string(), "--isolated-child-path",
                              input.path, "--isolated-child-journal", journal.string(),
                              "--isolated-child-rows", mode_ == IsolationMode::row ? "1" : "0"});
+    if (result.dump_folder) argv.insert(argv.end(), {"--isolated-child-dump-folder", *result.dump_folder});
     return argv;
   }
 
@@ -178,6 +180,7 @@ int run_isolated_child(const ChildRequest& request, const RunOptions& options) {
   GraphLoader loader(options);
   GraphResult result;
   const auto graph = loader.load(input, result);
+  if (!request.dump_folder.empty()) result.dump_folder = request.dump_folder;
   std::error_code ec;
   Journal earlier;
   if (std::filesystem::file_size(request.journal, ec) > 0 && !ec) earlier = read_journal(request.journal);

@@ -40,6 +40,7 @@ struct ChildRequest {
   std::string graph_path;    // its name in results (e.g. "suite.tar.gz:a.json")
   std::string journal;       // where to report; rows already in it are reused
   std::size_t max_rows = 0;  // rows to run before exiting; 0: the whole graph
+  std::string dump_folder;   // --dump-tensors: the graph's folder there (the parent's choice)
 };
 
 // The parent's executor. `child_arguments`: the command line after the program name (the run

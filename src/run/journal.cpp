@@ -88,7 +88,6 @@ std::string journal_graph_key(const std::string& graph_path, const std::optional
 
 JournalWriter::JournalWriter(const std::filesystem::path& path, const json& fingerprint, bool append)
     : path_(path) {
-  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
   file_ = std::fopen(path.c_str(), append ? "a" : "w");
   if (!file_) throw std::runtime_error(fmt::format("cannot write the journal {}", path.string()));
   std::fseek(file_, 0, SEEK_END);

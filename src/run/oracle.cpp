@@ -246,18 +246,6 @@ std::vector<std::string> oracle_warnings(const RunOptions& options) {
     warnings.push_back(
         "--warmup 0: the OOTB numbers include cold first executions; the oracle still warms both plans "
         "before its paired re-timing, so its deltas and the OOTB column are not comparable");
-  const char* cache = std::getenv("ONEDNN_PRIMITIVE_CACHE_CAPACITY");
-  // Only runs that can use oneDNN (every provider by default, or one named explicitly).
-  const bool uses_onednn =
-      options.providers.empty() ||
-      std::find(options.providers.begin(), options.providers.end(), "onednn") != options.providers.end();
-  if (uses_onednn && (!cache || std::string(cache) != "0"))
-    warnings.push_back(
-        "oneDNN's primitive cache is on (ONEDNN_PRIMITIVE_CACHE_CAPACITY unset or > 0): plans re-built for "
-        "the "
-        "paired re-timing are cache hits, so their build times are not creation times; set it to 0 for "
-        "honest "
-        "build times (kernel times are unaffected)");
   return warnings;
 }
 

@@ -17,8 +17,8 @@ namespace {
 void dump_outputs(const GraphData& data, const PlanBuffers& buffers, const RowResult& row,
                   const std::string& dir) {
   const auto& graph = data.graph();
-  const auto folder = std::filesystem::path(dir) / sanitize_for_path(graph.name) /
-                      sanitize_for_path(row.provider) / sanitize_for_path(row.engine_id.value_or("none"));
+  const auto folder = std::filesystem::path(dir) / data.dump_folder() / sanitize_for_path(row.provider) /
+                      sanitize_for_path(row.engine_id.value_or("none"));
   for (auto uid : graph.output_uids()) {
     const auto& desc = graph.tensor(uid);
     write_npy(folder / (sanitize_for_path(desc.name) + ".npy"), buffers.host(uid).to_dense(), desc.dtype);
@@ -26,14 +26,6 @@ void dump_outputs(const GraphData& data, const PlanBuffers& buffers, const RowRe
 }
 
 }  // namespace
-
-std::string sanitize_for_path(std::string_view text) {
-  std::string out(text);
-  for (auto& ch : out)
-    if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '_' || ch == '-')) ch = '_';
-  if (out.empty() || out == "." || out == "..") out = "_" + out;
-  return out;
-}
 
 RowResult skipped_row(const GraphData* data, std::string_view provider, std::string reason) {
   RowResult row;

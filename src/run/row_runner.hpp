@@ -23,7 +23,4 @@ std::optional<std::string> fp32_math_of(const Graph& graph, const EngineInfo& en
 // A row that never ran (provider cannot express the graph, unsupported op, ...).
 RowResult skipped_row(const GraphData* data, std::string_view provider, std::string reason);
 
-// Directory name for an engine id: characters outside [A-Za-z0-9._-] become '_'.
-std::string sanitize_for_path(std::string_view text);
-
 }  // namespace dnnbench

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <memory>
+#include <set>
 #include <stdexcept>
 
 #include "graph/errors.hpp"
@@ -44,7 +45,7 @@ std::vector<ProviderSlot> make_providers(const RunOptions& options) {
 
 void dump_graph_tensors(GraphData& data, const std::string& dir) {
   const auto& graph = data.graph();
-  const auto root = std::filesystem::path(dir) / sanitize_for_path(graph.name);
+  const auto root = std::filesystem::path(dir) / data.dump_folder();
   for (const auto& [uid, tensor] : data.inputs())
     write_npy(root / "inputs" / (sanitize_for_path(tensor.desc().name) + ".npy"), tensor.to_dense(),
               tensor.desc().dtype);
@@ -53,6 +54,10 @@ void dump_graph_tensors(GraphData& data, const std::string& dir) {
     const auto& desc = graph.tensor(uid);
     write_npy(root / "reference" / (sanitize_for_path(desc.name) + ".npy"), reference.at(uid), desc.dtype);
   }
+}
+
+std::string not_offered_reason(const std::string& engine) {
+  return fmt::format("engine '{}' is not offered for this graph", engine);
 }
 
 // Returns false when a stop (or the row limit) ended it early.
@@ -71,6 +76,7 @@ bool run_graph(GraphResult& result, const Graph& graph, std::vector<ProviderSlot
     return row != nullptr;
   };
   GraphData data(graph, options.seed, options.gpu_reference, options.fill);
+  if (result.dump_folder) data.set_dump_folder(*result.dump_folder);
   result.analytical_flops = data.cost().flops;
   result.analytical_io_bytes = data.cost().min_bytes;
 
@@ -144,8 +150,7 @@ bool run_graph(GraphResult& result, const Graph& graph, std::vector<ProviderSlot
       add(std::move(row));
     }
     for (const auto& id : selection.missing) {
-      auto row =
-          skipped_row(&data, provider.name(), fmt::format("engine '{}' is not offered for this graph", id));
+      auto row = skipped_row(&data, provider.name(), not_offered_reason(id));
       row.engine_id = id;
       add(std::move(row));
     }
@@ -176,6 +181,21 @@ class InProcessExecutor final : public GraphExecutor {
   const RunOptions& options_;
   std::size_t max_new_rows_;
   std::vector<ProviderSlot> providers_;
+};
+
+// Graph folders under --dump-tensors: the graph's name, and NAME-2, NAME-3, ... for later graphs
+// of the same name, in suite order (so a resumed run picks the same ones).
+class DumpFolders {
+ public:
+  std::string claim(const std::string& graph_name) {
+    const auto base = sanitize_for_path(graph_name);
+    std::string folder = base;
+    for (int n = 2; !used_.insert(folder).second; ++n) folder = fmt::format("{}-{}", base, n);
+    return folder;
+  }
+
+ private:
+  std::set<std::string> used_;
 };
 
 }  // namespace
@@ -216,6 +236,21 @@ const RowResult* FinishedRows::find_key(const std::string& k) const {
 
 std::unique_ptr<GraphExecutor> make_in_process_executor(const RunOptions& options, std::size_t max_new_rows) {
   return std::make_unique<InProcessExecutor>(options, max_new_rows);
+}
+
+std::vector<std::string> engines_never_offered(const SuiteResult& suite,
+                                               const std::vector<std::string>& wanted) {
+  std::vector<std::string> never;
+  for (const auto& id : wanted) {
+    const auto not_offered = not_offered_reason(id);
+    bool offered = false;
+    for (const auto& graph : suite.graphs)
+      for (const auto& row : graph.results)
+        offered =
+            offered || ((row.engine_id == id || row.engine_name == id) && row.skip_reason != not_offered);
+    if (!offered) never.push_back(id);
+  }
+  return never;
 }
 
 WantedEngines wanted_engines(const RunOptions& options, std::string_view provider) {
@@ -283,25 +318,35 @@ SuiteResult run_suite(const std::vector<GraphInput>& inputs, const RunOptions& o
     setup.executor = in_process.get();
   }
   SuiteResult suite;
+  // A stop asked for at any point, even during the last row, leaves the run incomplete: the
+  // user stopped it, and its exit code says so.
+  const auto stopped = [&suite]() -> SuiteResult& {
+    suite.stop_signal = stop_signal();
+    return suite;
+  };
   GraphLoader loader(options);
+  DumpFolders dump_folders;
   const FinishedRows none;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    if (stop_requested()) return suite;
+    if (stop_requested()) return stopped();
     observer.graph_started(i, inputs.size(), inputs[i].path);
     GraphResult result;
     const auto graph = loader.load(inputs[i], result);
+    if (graph && options.dump_tensors_dir) result.dump_folder = dump_folders.claim(graph->name);
     const auto* earlier = setup.resume ? setup.resume->find(result.graph_path, result.content_hash) : nullptr;
     if (graph && earlier && earlier->finished) {
       result = *earlier->finished;
     } else if (graph && !options.dry_run) {
       if (!setup.executor->run(inputs[i], *graph, result, earlier ? earlier->rows : none, observer)) {
-        suite.graphs.push_back(std::move(result));  // cut short by a stop: kept, not reported finished
-        return suite;
+        result.interrupted = true;  // cut short by a stop: kept, not reported finished
+        suite.graphs.push_back(std::move(result));
+        return stopped();
       }
     }
     suite.graphs.push_back(std::move(result));
     observer.graph_finished(suite.graphs.back());
   }
+  if (stop_requested()) return stopped();
   suite.complete = true;
   return suite;
 }

@@ -110,4 +110,9 @@ struct WantedEngines {
 };
 WantedEngines wanted_engines(const RunOptions& options, std::string_view provider);
 
+// The --engine values no graph of the suite offered (every row for them says "not offered"): a
+// typo, or an engine of another machine; the run warns about them.
+std::vector<std::string> engines_never_offered(const SuiteResult& suite,
+                                               const std::vector<std::string>& wanted);
+
 }  // namespace dnnbench

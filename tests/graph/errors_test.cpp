@@ -6,6 +6,15 @@
 namespace dnnbench {
 namespace {
 
+TEST(ClosestMatch, SuggestsOnlyNearNames) {
+  constexpr std::string_view keys[] = {"conv_mode", "pre_padding", "post_padding", "stride", "dilation"};
+  EXPECT_EQ(closest_match("conv_mod", keys), "conv_mode");
+  EXPECT_EQ(closest_match("strdie", keys), "stride");
+  EXPECT_EQ(closest_match("PRE_PADDING", keys), "pre_padding");
+  EXPECT_EQ(closest_match("groups", keys), "");
+  EXPECT_EQ(closest_match("x", {}), "");
+}
+
 TEST(PrintableText, EscapesControlCharactersAndInvalidUtf8) {
   EXPECT_EQ(printable_text("plain name"), "plain name");
   EXPECT_EQ(printable_text("a\nb\rc\td"), "a\\nb\\rc\\td");

@@ -72,11 +72,11 @@ TEST(ReaderTest, ParsesTheFormatExample) {
   EXPECT_EQ(g.source_path, "");
 }
 
-TEST(ReaderTest, IgnoresUnknownTopLevelAndNodeKeys) {
+// Top-level keys are the file's own; an unknown key in a node is an error (UnknownKeysAre...).
+TEST(ReaderTest, IgnoresUnknownTopLevelKeys) {
   json j = example_conv_json();
   j["metadata"] = {{"model", "resnet"}, {"layer", 3}};
   j["preferred_engine_id"] = 7;
-  j["nodes"][0]["comment"] = "hello";
   EXPECT_NO_THROW(parse(j));
 }
 
@@ -186,7 +186,6 @@ TEST(ReaderTest, NullRolesAreDroppedAndListsIndexed) {
   json j = example_conv_json();
   j["nodes"][0]["inputs"]["bias_tensor_uid"] = nullptr;
   j["nodes"][0]["inputs"]["peer_stats_tensor_uid"] = {1, nullptr, 2};
-  j["nodes"][0]["inputs"]["not_a_port"] = "ignored";
   const Graph g = parse(j);
   const Node& n = g.nodes[0];
   EXPECT_FALSE(n.input("bias"));
@@ -276,6 +275,47 @@ TEST(ReaderTest, UnknownNodeTypeParsesAsUnsupported) {
   EXPECT_EQ(find_op_rules("SdpaAttributes"), nullptr);
 }
 
+// Not a hipDNN node type: a load error with the closest type, not a silently skipped row.
+TEST(ReaderTest, MisspeltNodeTypeIsAnErrorWithASuggestion) {
+  json j = example_conv_json();
+  j["nodes"][0]["type"] = "ConvolutionFwdAtributes";
+  EXPECT_INPUT_ERROR(parse(j), "nodes[0].type", "did you mean \"ConvolutionFwdAttributes\"?");
+  j["nodes"][0]["type"] = "Frobnicate";
+  EXPECT_INPUT_ERROR(parse(j), "nodes[0].type",
+                     "expected a hipDNN node type: `BatchnormInferenceAttributes`");
+  for (const auto type : hipdnn_node_types()) {
+    if (find_op_rules(type)) continue;  // executed types have their own settings tests
+    j["nodes"][0]["type"] = type;
+    EXPECT_EQ(parse(j).nodes[0].kind, OpKind::unsupported) << type;  // known, not executed: skipped later
+  }
+}
+
+// Unknown keys in tensors, nodes and settings: errors naming the key, with the closest known one.
+TEST(ReaderTest, UnknownKeysAreErrorsWithASuggestion) {
+  json j = example_conv_json();
+  j["nodes"][0]["parameters"]["conv_mod"] = j["nodes"][0]["parameters"]["conv_mode"];
+  j["nodes"][0]["parameters"].erase("conv_mode");
+  EXPECT_INPUT_ERROR(parse(j), "nodes[0].parameters.conv_mod", "did you mean `conv_mode`?");
+  j = example_conv_json();
+  j["tensors"][0]["strdes"] = j["tensors"][0]["strides"];
+  j["tensors"][0].erase("strides");
+  EXPECT_INPUT_ERROR(parse(j), "tensors[0].strdes", "did you mean `strides`?");
+  j = example_conv_json();
+  j["nodes"][0]["comment"] = "mine";
+  EXPECT_INPUT_ERROR(parse(j), "nodes[0].comment", "unknown key `comment` in a node (known keys: `name`");
+  j = example_conv_json();
+  j["nodes"][0]["inputs"]["x_tensr_uid"] = 1;
+  EXPECT_INPUT_ERROR(parse(j), "nodes[0].inputs.x_tensr_uid", "unknown key `x_tensr_uid` in inputs");
+  // Pointwise settings inline in `inputs` are checked against the pointwise keys.
+  j = pointwise_json("relu_fwd", false);
+  j["nodes"][0]["inputs"]["relu_lower_clp"] = 0.5;
+  EXPECT_INPUT_ERROR(parse(j), "nodes[0].inputs.relu_lower_clp", "did you mean `relu_lower_clip`?");
+  // Top-level keys are the file's own (the format allows `metadata` and the like).
+  j = example_conv_json();
+  j["metadata"] = {{"source", "a model"}};
+  EXPECT_NO_THROW(parse(j));
+}
+
 TEST(ReaderTest, NodeNameDefaults) {
   json j = example_conv_json();
   j["nodes"][0].erase("name");
@@ -308,6 +348,7 @@ TEST(ReaderTest, OtherOpSettings) {
   j["nodes"][0]["attributes"] = {{"forward_phase", "TRAINING"}};
   EXPECT_EQ(parse(j).nodes[0].as<RmsnormParams>().phase, NormPhase::training);
   j["nodes"][0]["type"] = "BatchnormInferenceAttributesVarianceExt";
+  j["nodes"][0].erase("attributes");  // batch norm inference has no settings
   EXPECT_EQ(parse(j).nodes[0].kind, OpKind::batchnorm_inference);
   EXPECT_TRUE(parse(j).nodes[0].as<BatchnormParams>().variance_ext);
   j["nodes"][0]["type"] = "BatchnormInferenceAttributes";

@@ -174,7 +174,13 @@ void expect_stop_by(int signal) {
   }
   const auto result = json::parse(read_text(output));
   EXPECT_FALSE(result.at("complete").get<bool>());
+  EXPECT_EQ(result.at("exit_code"), 128 + signal) << "the JSON says what the process said";
   EXPECT_GE(result.at("summary").at("rows").get<int>(), 2);
+  for (const auto& graph : result.at("graphs")) {
+    if (graph.at("results").empty()) {
+      EXPECT_NE(graph.at("status"), "ok") << graph.dump();
+    }
+  }
   EXPECT_NE(read_text(dir / "bg.err").find("stopped by signal"), std::string::npos);
 }
 

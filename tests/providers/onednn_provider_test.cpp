@@ -184,6 +184,27 @@ TEST_F(OneDnnProviderTest, IdentifiesItself) {
   EXPECT_EQ(make_provider("no-such-provider"), nullptr);
 }
 
+// Graphs that differ only in user layouts lower to the same oneDNN operation; building the
+// first one's primitives must not change the second one's engine list (oneDNN's primitive cache
+// made the iterator yield every implementation twice: jit:avx2, jit:avx2#2, ...).
+TEST_F(OneDnnProviderTest, EnginesDoNotDependOnWhatWasBuiltBefore) {
+  const ConvShape p{1, 8, 6, 6, 8, 3, 3, 1, 1, 1};
+  const auto nchw = conv_graph(p, ConvDir::fwd, false);
+  const auto nhwc = conv_graph(p, ConvDir::fwd, true);
+  auto ids = [](const std::vector<EngineInfo>& engines) {
+    std::vector<std::string> out;
+    for (const auto& e : engines) out.push_back(e.id);
+    return out;
+  };
+  const auto before = ids(provider->engines(nhwc.graph));
+  ASSERT_FALSE(before.empty());
+  for (const auto& engine : provider->engines(nchw.graph))
+    for (const auto& spec : provider->plan_space(nchw.graph, engine, {}))
+      EXPECT_NE(provider->build(nchw.graph, spec), nullptr);
+  EXPECT_EQ(ids(provider->engines(nhwc.graph)), before);
+  EXPECT_EQ(ids(make_onednn_provider()->engines(nhwc.graph)), before);
+}
+
 TEST_F(OneDnnProviderTest, ConvForwardNchw) {
   const ConvShape p{2, 4, 5, 5, 8, 3, 3, 1, 1, 1};
   const auto g = conv_graph(p, ConvDir::fwd, false);

@@ -72,13 +72,40 @@ TEST(JsonReport, SummaryAndExitCodeFollowRowStatuses) {
 TEST(JsonReport, WriteIsAtomicAndLeavesNoTemporary) {
   const auto dir = std::filesystem::temp_directory_path() / "dnnbench-json-test";
   std::filesystem::remove_all(dir);
-  const auto path = dir / "sub" / "r.json";
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "r.json";
   write_json_file(path, {{"a", 1}});
   EXPECT_TRUE(std::filesystem::exists(path));
   EXPECT_FALSE(std::filesystem::exists(path.string() + ".tmp"));
   std::ifstream in(path);
   EXPECT_EQ(nlohmann::json::parse(in)["a"], 1);
   std::filesystem::remove_all(dir);
+}
+
+// Before a run: a folder, a missing folder, an unwritable place are refused with the path, and
+// the check leaves nothing behind (no PATH.tmp, no folder made).
+TEST(JsonReport, CheckWritableFile) {
+  namespace fs = std::filesystem;
+  const auto dir = fs::temp_directory_path() / "dnnbench-writable-test";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  auto refusal = [](const fs::path& path) {
+    try {
+      check_writable_file(path);
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(refusal(dir / "r.json"), "");
+  EXPECT_FALSE(fs::exists(dir / "r.json.tmp"));
+  EXPECT_FALSE(fs::exists(dir / "r.json"));
+  EXPECT_NE(refusal(dir).find("is a folder"), std::string::npos) << refusal(dir);
+  EXPECT_NE(refusal(dir / "missing" / "r.json").find("does not exist"), std::string::npos);
+  EXPECT_FALSE(fs::exists(dir / "missing"));
+  // /sys refuses new files even to root, so this holds whoever runs the tests.
+  EXPECT_NE(refusal("/sys/dnnbench-r.json").find("cannot write"), std::string::npos);
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -60,6 +60,29 @@ TEST(ArchivePaths, UnsafeEntryPaths) {
   EXPECT_EQ(unsafe_entry_path_reason("a..b/c..json"), "");  // dots inside names are fine
 }
 
+// `tar -czf x.tgz -C dir .`: a `./` folder entry, `./`-prefixed names and folder entries. The
+// folders are passed over and the names lose their `./`.
+TEST_F(ArchiveTest, DotFolderArchiveOfTarDashC) {
+  auto folder = [](std::string name) {
+    ArchiveMember m;
+    m.name = std::move(name);
+    m.kind = Kind::folder;
+    return m;
+  };
+  write_archive(archive("x.tgz"), ArchiveFormat::tar_gz,
+                {folder("./"), folder("./sub/"), file_member("./a.json", "{}"),
+                 file_member("./sub/b.json", "{}"), file_member("././c.json", "{}")});
+  const auto entries = extract(archive("x.tgz"));
+  std::vector<std::string> names;
+  for (const auto& e : entries) {
+    EXPECT_FALSE(e.error) << *e.error;
+    names.push_back(e.name);
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"a.json", "sub/b.json", "c.json"}));
+  ASSERT_NE(find(entries, "sub/b.json"), nullptr);
+  EXPECT_TRUE(fs::exists(find(entries, "sub/b.json")->file));
+}
+
 TEST_F(ArchiveTest, EveryFormatExtractsItsJsonFilesOnly) {
   const std::vector<std::pair<ArchiveFormat, std::string>> formats = {
       {ArchiveFormat::tar, "g.tar"},         {ArchiveFormat::tar_gz, "g.tar.gz"},

@@ -3,6 +3,7 @@
 
 #include <csignal>
 
+#include "report/json_report.hpp"
 #include "run/graph_loader.hpp"
 #include "run/interrupt.hpp"
 #include "run/journal.hpp"
@@ -85,6 +86,47 @@ TEST(SuiteStop, AStopRequestEndsTheSuiteIncomplete) {
   EXPECT_FALSE(suite.complete);
   EXPECT_EQ(observer.started, 0);
   EXPECT_EQ(stop_signal(), 0);
+}
+
+// Asks for a stop (as SIGINT would) when a row or a graph starts.
+class Stopper final : public RunObserver {
+ public:
+  explicit Stopper(bool at_graph_start) : at_graph_start_(at_graph_start) {}
+  void graph_started(std::size_t, std::size_t, const std::string&) override {
+    if (at_graph_start_) request_stop(SIGINT);
+  }
+  void row_started(const GraphResult&, std::string_view, const EngineInfo&) override {
+    if (!at_graph_start_) request_stop(SIGINT);
+  }
+
+ private:
+  bool at_graph_start_;
+};
+
+// SIGINT during the last row: the row finishes, but the run is not complete, and its exit code
+// (the JSON's too) is 130.
+TEST(SuiteStop, AStopDuringTheLastRowLeavesTheRunIncomplete) {
+  Stopper observer(/*at_graph_start=*/false);
+  const auto suite = run_suite(sample_inputs({"pointwise_relu.json"}), quick_reference(), observer);
+  request_stop(0);
+  EXPECT_FALSE(suite.complete);
+  EXPECT_EQ(suite.stop_signal, SIGINT);
+  EXPECT_EQ(exit_code_for(suite), 130);
+  EXPECT_EQ(suite_to_json(suite)["exit_code"], 130);
+  ASSERT_EQ(suite.graphs.size(), 1u);
+  EXPECT_EQ(suite.graphs[0].results.size(), 1u);
+}
+
+// A graph a stop cut short before its rows is `interrupted`, never `ok` with no rows.
+TEST(SuiteStop, AGraphCutShortIsInterrupted) {
+  Stopper observer(/*at_graph_start=*/true);
+  const auto suite = run_suite(sample_inputs({"pointwise_relu.json"}), quick_reference(), observer);
+  request_stop(0);
+  EXPECT_FALSE(suite.complete);
+  ASSERT_EQ(suite.graphs.size(), 1u);
+  EXPECT_TRUE(suite.graphs[0].results.empty());
+  EXPECT_EQ(graph_status_name(suite.graphs[0]), "interrupted");
+  EXPECT_EQ(exit_code_for(suite), 130);
 }
 
 #ifdef DNNBENCH_HAVE_ONEDNN

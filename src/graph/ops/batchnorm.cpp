@@ -54,10 +54,17 @@ NodeCost cost_batchnorm(const Graph& graph, const Node& node) {
 
 }  // namespace
 
-const OpRules kBatchnormInferenceRules{"BatchnormInferenceAttributes", OpKind::batchnorm_inference,
-                                       parse_batchnorm, validate_batchnorm, cost_batchnorm};
+const OpRules kBatchnormInferenceRules{"BatchnormInferenceAttributes",
+                                       OpKind::batchnorm_inference,
+                                       parse_batchnorm,
+                                       validate_batchnorm,
+                                       cost_batchnorm,
+                                       {}};
 const OpRules kBatchnormInferenceVarianceExtRules{"BatchnormInferenceAttributesVarianceExt",
-                                                  OpKind::batchnorm_inference, parse_batchnorm_variance_ext,
-                                                  validate_batchnorm, cost_batchnorm};
+                                                  OpKind::batchnorm_inference,
+                                                  parse_batchnorm_variance_ext,
+                                                  validate_batchnorm,
+                                                  cost_batchnorm,
+                                                  {}};
 
 }  // namespace dnnbench

@@ -150,13 +150,21 @@ NodeCost cost_conv(const Graph& graph, const Node& node) {
   return cost;
 }
 
+// The keys of its settings object (reference/GRAPH-FORMAT.md).
+constexpr std::string_view kConvSettings[] = {"conv_mode", "pre_padding", "post_padding", "stride",
+                                              "dilation"};
+
 }  // namespace
 
-const OpRules kConvFwdRules{"ConvolutionFwdAttributes", OpKind::conv_fwd, parse_conv, validate_conv,
-                            cost_conv};
-const OpRules kConvBwdDataRules{"ConvolutionBwdAttributes", OpKind::conv_bwd_data, parse_conv, validate_conv,
-                                cost_conv};
-const OpRules kConvBwdWeightsRules{"ConvolutionWrwAttributes", OpKind::conv_bwd_weights, parse_conv,
-                                   validate_conv, cost_conv};
+const OpRules kConvFwdRules{
+    "ConvolutionFwdAttributes", OpKind::conv_fwd, parse_conv, validate_conv, cost_conv, kConvSettings};
+const OpRules kConvBwdDataRules{
+    "ConvolutionBwdAttributes", OpKind::conv_bwd_data, parse_conv, validate_conv, cost_conv, kConvSettings};
+const OpRules kConvBwdWeightsRules{"ConvolutionWrwAttributes",
+                                   OpKind::conv_bwd_weights,
+                                   parse_conv,
+                                   validate_conv,
+                                   cost_conv,
+                                   kConvSettings};
 
 }  // namespace dnnbench

@@ -65,6 +65,9 @@ NodeCost cost_layernorm(const Graph& graph, const Node& node) {
   return {7.0 * product_f(x->dims), static_cast<std::int64_t>(normalized)};
 }
 
+// The keys of its settings object (reference/GRAPH-FORMAT.md).
+constexpr std::string_view kLayernormSettings[] = {"normalized_dim_count", "forward_phase"};
+
 }  // namespace
 
 std::vector<int> layernorm_normalized_axes(const Graph& graph, const Node& node) {
@@ -82,7 +85,7 @@ NormPhase parse_norm_phase(const nlohmann::json& node_json, const Node& node, co
   return parse_phase(node_json, node, where);
 }
 
-const OpRules kLayernormRules{"LayernormAttributes", OpKind::layernorm, parse_layernorm, validate_layernorm,
-                              cost_layernorm};
+const OpRules kLayernormRules{"LayernormAttributes", OpKind::layernorm, parse_layernorm,
+                              validate_layernorm,    cost_layernorm,    kLayernormSettings};
 
 }  // namespace dnnbench

@@ -85,6 +85,7 @@ NodeCost cost_matmul(const Graph& graph, const Node& node) {
 
 }  // namespace
 
-const OpRules kMatmulRules{"MatmulAttributes", OpKind::matmul, parse_matmul, validate_matmul, cost_matmul};
+const OpRules kMatmulRules{"MatmulAttributes", OpKind::matmul, parse_matmul,
+                           validate_matmul,    cost_matmul,    {}};
 
 }  // namespace dnnbench

@@ -88,9 +88,14 @@ NodeCost cost_pointwise(const Graph& graph, const Node& node) {
   return {product_f(out->dims), 1};
 }
 
+// The keys of its settings object (reference/GRAPH-FORMAT.md).
+constexpr std::string_view kPointwiseSettings[] = {
+    "operation",  "relu_lower_clip", "relu_upper_clip", "relu_lower_clip_slope",
+    "swish_beta", "elu_alpha",       "softplus_beta"};
+
 }  // namespace
 
-const OpRules kPointwiseRules{"PointwiseAttributes", OpKind::pointwise, parse_pointwise, validate_pointwise,
-                              cost_pointwise};
+const OpRules kPointwiseRules{"PointwiseAttributes", OpKind::pointwise, parse_pointwise,
+                              validate_pointwise,    cost_pointwise,    kPointwiseSettings};
 
 }  // namespace dnnbench

@@ -40,9 +40,14 @@ NodeCost cost_reduction(const Graph& graph, const Node& node) {
   return {in_count, out_count > 0 ? static_cast<std::int64_t>(in_count / out_count) : 1};
 }
 
+// The keys of its settings object (reference/GRAPH-FORMAT.md).
+// `is_deterministic` (a request for a fixed summation order, as in cuDNN's frontend) changes no
+// value here: every provider of this tool sums in a fixed order.
+constexpr std::string_view kReductionSettings[] = {"mode", "is_deterministic"};
+
 }  // namespace
 
-const OpRules kReductionRules{"ReductionAttributes", OpKind::reduction, parse_reduction, validate_reduction,
-                              cost_reduction};
+const OpRules kReductionRules{"ReductionAttributes", OpKind::reduction, parse_reduction,
+                              validate_reduction,    cost_reduction,    kReductionSettings};
 
 }  // namespace dnnbench

@@ -65,9 +65,13 @@ NodeCost cost_resample(const Graph& graph, const Node& node) {
   return {product_f(y->dims) * window, static_cast<std::int64_t>(window)};
 }
 
+// The keys of its settings object (reference/GRAPH-FORMAT.md).
+constexpr std::string_view kResampleSettings[] = {"window",       "stride",        "pre_padding",
+                                                  "post_padding", "resample_mode", "padding_mode"};
+
 }  // namespace
 
-const OpRules kResampleRules{"ResampleFwdAttributes", OpKind::resample, parse_resample, validate_resample,
-                             cost_resample};
+const OpRules kResampleRules{"ResampleFwdAttributes", OpKind::resample, parse_resample,
+                             validate_resample,       cost_resample,    kResampleSettings};
 
 }  // namespace dnnbench

@@ -51,6 +51,9 @@ NodeCost cost_rmsnorm(const Graph& graph, const Node& node) {
   return {5.0 * product_f(x->dims), static_cast<std::int64_t>(normalized)};
 }
 
+// The keys of its settings object (reference/GRAPH-FORMAT.md).
+constexpr std::string_view kRmsnormSettings[] = {"forward_phase"};
+
 }  // namespace
 
 std::vector<int> rmsnorm_normalized_axes(const Graph& graph, const Node& node) {
@@ -68,7 +71,7 @@ std::vector<int> rmsnorm_normalized_axes(const Graph& graph, const Node& node) {
   return axes;
 }
 
-const OpRules kRmsnormRules{"RMSNormAttributes", OpKind::rmsnorm, parse_rmsnorm, validate_rmsnorm,
-                            cost_rmsnorm};
+const OpRules kRmsnormRules{"RMSNormAttributes", OpKind::rmsnorm, parse_rmsnorm,
+                            validate_rmsnorm,    cost_rmsnorm,    kRmsnormSettings};
 
 }  // namespace dnnbench

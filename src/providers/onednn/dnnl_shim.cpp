@@ -12,7 +12,17 @@ namespace dnnbench::onednn {
 
 const dnnl::engine& cpu_engine() {
   // Function-local static: created lazily on the first graph, lives for the process.
-  static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  static const dnnl::engine engine = [] {
+    // oneDNN 2.6's primitive-descriptor iterator consults the primitive cache at each
+    // next_impl() without advancing its own position on a hit, so once earlier graphs have
+    // built primitives for the same operation (graphs that differ only in user layouts lower to
+    // the same `any` descriptor) it yields implementations twice: a graph's engine list would
+    // depend on what ran before it in the process. Off, enumeration depends on the graph alone,
+    // and every build is a real creation (honest build times). Overrides
+    // ONEDNN_PRIMITIVE_CACHE_CAPACITY.
+    dnnl::set_primitive_cache_capacity(0);
+    return dnnl::engine(dnnl::engine::kind::cpu, 0);
+  }();
   return engine;
 }
 
