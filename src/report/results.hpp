@@ -113,6 +113,16 @@ struct OracleResult {
   std::vector<OracleCandidate> candidates;
 };
 
+// Peak figures of a row's device for its graph's data type (report/peaks.hpp), so readers see
+// how far from the hardware's limit a row is.
+struct PeakFigures {
+  std::optional<double> matrix_flops;  // FLOP/s of the matrix units (tensor cores, AMX); none: no such unit
+  std::optional<double> vector_flops;  // FLOP/s of the vector units (CUDA cores, SIMD FMA)
+  std::optional<double> dram_bytes_per_s;  // memory bandwidth; none where it is unknown
+  std::string device;                      // "NVIDIA H200", "Intel Xeon ... (avx2 x 2 cores)"
+  std::string source;                      // where the figures come from, e.g. "table: ... at 1755 MHz"
+};
+
 struct RowResult {
   std::string provider;
   std::optional<std::string> engine_id, engine_name;
@@ -132,6 +142,7 @@ struct RowResult {
   std::optional<OracleResult> oracle;
   std::optional<PairedDelta> oracle_delta;
   std::optional<std::string> oracle_error;  // "Type: message"
+  std::optional<PeakFigures> peak;          // null: no figures known for the device
   // The best plan the oracle found (the row's heuristic plan when none was faster), for the
   // graph regret; not written to the results.
   std::optional<PlanRef> best_plan;
@@ -161,9 +172,13 @@ struct GraphResult {
   // Set: not run, because the same content (every key but `name`) ran as this graph_path.
   std::optional<std::string> duplicate_of;
   bool filtered = false;  // left out by --op: not run
-  // Hash of the graph's canonical content (run/graph_loader.hpp), for the journal: a resumed run
-  // reuses rows only of the same content. Not written to the results.
+  // Hash of the graph's canonical content (run/graph_loader.hpp): a resumed run reuses rows only
+  // of the same content, and `compare` joins runs by it.
   std::optional<std::string> content_hash;
+  // The data type peaks are looked up for: the inputs' type of the first convolution or matmul,
+  // else of the first node ("fp16"); empty when unknown (older results).
+  std::string data_type;
+  std::vector<std::string> ops;  // op families of the nodes, in order of first appearance
 };
 
 // "ok", "error", "duplicate" or "filtered".
