@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <sstream>
 
 #include "cli/measure_flags.hpp"
 #include "cli/progress.hpp"
@@ -17,7 +18,9 @@
 #include "graph/validate.hpp"
 #include "providers/registry.hpp"
 #include "report/console_report.hpp"
+#include "report/csv_report.hpp"
 #include "report/json_report.hpp"
+#include "report/peaks.hpp"
 #include "run/graph_loader.hpp"
 #include "run/inputs.hpp"
 #include "run/interrupt.hpp"
@@ -188,6 +191,8 @@ void add_run_options(CLI::App& app, RunCommand& c) {
       "$XDG_CACHE_HOME/dnnbench/calibration.json when present)");
   app.add_option("--seed", c.options.seed, "Seed of the input fills");
   app.add_option("-o,--output", c.output, "Write the results as JSON to this file");
+  app.add_option("--csv", c.csv,
+                 "Write the results as CSV, one line per row, to this file (docs/results.md)");
   app.add_option("--rtol", c.rtol, "Relative tolerance for every output (default: per data type)")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--atol", c.atol, "Absolute tolerance for every output (default: per data type)")
@@ -332,11 +337,24 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
   if (const int signal = stop_signal(); signal != 0)
     fmt::print(std::cerr, "dnnbench: stopped by signal {} ({}); writing what finished\n", signal,
                strsignal(signal));
+  attach_peaks(suite);
   print_suite_summary(std::cout, suite);
   if (!c.output.empty()) {
     try {
       write_json_file(c.output, suite_to_json(suite));
       if (!c.quiet) fmt::print(std::cout, "Results written to {}\n", c.output);
+    } catch (const std::exception& e) {
+      fmt::print(std::cerr, "dnnbench: {}\n", e.what());
+      return kExitError;
+    }
+  }
+  // After the JSON, so that a CSV that cannot be written loses nothing.
+  if (!c.csv.empty() && !options.dry_run) {
+    try {
+      std::ostringstream text;
+      write_results_csv(text, suite);
+      write_text_file(c.csv, text.str());
+      if (!c.quiet) fmt::print(std::cout, "CSV written to {}\n", c.csv);
     } catch (const std::exception& e) {
       fmt::print(std::cerr, "dnnbench: {}\n", e.what());
       return kExitError;

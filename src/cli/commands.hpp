@@ -29,6 +29,7 @@ struct RunCommand {
   std::int64_t max_memory = 0;  // 0: a safe fraction of the free memory (run/memory_budget.hpp)
   double rtol = -1, atol = -1;
   std::string output, dump_tensors;
+  std::string csv;  // --csv FILE: one line per row
   bool verbose = false, quiet = false;
   std::vector<std::string> skip_engines, ops;
   std::string config;             // --config recipe.toml
