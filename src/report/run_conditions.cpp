@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <string_view>
 
 namespace dnnbench {
 namespace {
@@ -38,23 +39,26 @@ constexpr const char* kComparedOptions[] = {
     "heur_mode",     "gpu_reference",   "engines",       "skip_engines",
     "max_engines",   "isolate"};
 
-// The timing methods of a run's timed rows, without their batch sizes: "device-events-batched(20
-// per sample)" and "(40 per sample)" are the same method.
+// The timing methods of a run's timed rows, as families: batch sizes dropped, and batched and
+// single device-event timing counted as one ("device-events"), since the row runner picks the
+// batch from the kernel's duration and a kernel near the threshold may flip between runs.
+std::string method_family(std::string m) {
+  while (true) {  // drop every "(...)"
+    const auto open = m.find('(');
+    if (open == std::string::npos) break;
+    const auto close = m.find(')', open);
+    m.erase(open, close == std::string::npos ? std::string::npos : close - open + 1);
+  }
+  for (const char* batched : {"device-events-batched", "device-events-single"})
+    if (m.rfind(batched, 0) == 0) m.replace(0, std::string_view(batched).size(), "device-events");
+  return m;
+}
+
 std::set<std::string> timing_methods(const SuiteResult& suite, bool meaning) {
   std::set<std::string> methods;
   for (const auto& g : suite.graphs)
     for (const auto& row : g.results)
-      if (row.timing) {
-        auto m = meaning ? row.timing->meaning : row.timing->method;
-        if (!meaning)
-          while (true) {  // drop every "(...)"
-            const auto open = m.find('(');
-            if (open == std::string::npos) break;
-            const auto close = m.find(')', open);
-            m.erase(open, close == std::string::npos ? std::string::npos : close - open + 1);
-          }
-        methods.insert(m);
-      }
+      if (row.timing) methods.insert(meaning ? row.timing->meaning : method_family(row.timing->method));
   return methods;
 }
 

@@ -163,7 +163,11 @@ TEST(Compare, TimingMethodDifferenceInvalidatesButBatchSizeDoesNot) {
   a.suite.graphs[0].results[0].timing->method = "device-events-batched(20 per sample)";
   b.suite.graphs[0].results[0].timing->method = "device-events-batched(40 per sample)";
   EXPECT_FALSE(compare_runs(a, b, {}).invalid());
-  b.suite.graphs[0].results[0].timing->method = "device-events-single";
+  b.suite.graphs[0].results[0].timing->method = "device-events-single";  // batch 1: the same method
+  EXPECT_FALSE(compare_runs(a, b, {}).invalid());
+  b.suite.graphs[0].results[0].timing->method = "device-events-single+cold-flush";
+  EXPECT_TRUE(compare_runs(a, b, {}).invalid());
+  b.suite.graphs[0].results[0].timing->method = "host-per-execution";
   EXPECT_TRUE(compare_runs(a, b, {}).invalid());
 }
 
