@@ -16,6 +16,7 @@
 #include "report/json_report.hpp"
 #include "run/calibration.hpp"
 #include "run/inputs.hpp"
+#include "run/peak_calibration.hpp"
 
 namespace dnnbench {
 namespace {
@@ -42,6 +43,18 @@ void print_calibration(const Calibration& c) {
   line("long", c.long_spread);
 }
 
+void print_peaks(const std::vector<MeasuredPeak>& peaks) {
+  for (const auto& p : peaks) {
+    if (p.error) {
+      fmt::print("peak {} {}: {}\n", p.provider, p.data_type, *p.error);
+      continue;
+    }
+    const auto flops = p.matrix_flops ? p.matrix_flops : p.vector_flops;
+    fmt::print("peak {} {} ({}): {:.2f} TFLOP/s ({}), {:.1f} GB/s ({})\n", p.provider, p.data_type, p.device,
+               flops.value_or(0) / 1e12, p.flops_engine, p.bytes_per_s.value_or(0) / 1e9, p.bandwidth_engine);
+  }
+}
+
 }  // namespace
 
 void add_calibrate_options(CLI::App& app, CalibrateCommand& c) {
@@ -63,6 +76,9 @@ void add_calibrate_options(CLI::App& app, CalibrateCommand& c) {
   app.add_option("--max-time-ms", c.options.adaptive.max_time_ms,
                  "Timed milliseconds per measurement at most")
       ->check(CLI::PositiveNumber);
+  app.add_flag("--peaks", c.peaks,
+               "Also measure the peaks this machine achieves (a large matmul per data type, a large add) on "
+               "every engine; runs then judge % of peak against them");
   add_measure_flags(app, c.options.measure);
 }
 
@@ -92,11 +108,17 @@ int execute_calibrate(CalibrateCommand& c) {
   }
   const auto calibration = run_calibration(graphs, providers, c.options, c.repeats);
   print_calibration(calibration);
+  auto document = calibration_to_json(calibration);
+  if (c.peaks) {
+    const auto peaks = measure_peaks(providers, c.options);
+    print_peaks(peaks);
+    document["peaks"] = measured_peaks_to_json(peaks);
+  }
   const auto path = c.calibration_file.empty() ? default_calibration_path() : c.calibration_file;
   try {
     const auto parent = std::filesystem::path(path).parent_path();
     if (!parent.empty()) std::filesystem::create_directories(parent);
-    write_json_file(path, calibration_to_json(calibration));
+    write_json_file(path, document);
     fmt::print("Calibration written to {}\n", path);
   } catch (const std::exception& e) {
     fmt::print(std::cerr, "dnnbench: {}\n", e.what());

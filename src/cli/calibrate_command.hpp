@@ -14,6 +14,7 @@ struct CalibrateCommand {
   std::vector<std::string> graphs, providers;
   std::int64_t repeats = 5;
   std::string calibration_file;  // empty: the default path
+  bool peaks = false;            // --peaks: also measure achievable peaks (run/peak_calibration.hpp)
   RunOptions options;
 };
 

@@ -169,11 +169,14 @@ std::optional<PeakFigures> cpu_peaks(const json& metadata, const std::string& da
 // `dnnbench calibrate --peaks` figures for this device and data type, recorded in the metadata as
 // measured_peaks [{provider, device, data_type, flops, bytes_per_s, file}].
 std::optional<PeakFigures> measured_peaks(const json& metadata, const std::string& provider,
-                                          const std::string& data_type) {
+                                          const std::string& data_type, const std::string& device) {
   const auto it = metadata.find("measured_peaks");
   if (it == metadata.end() || !it->is_array()) return std::nullopt;
   for (const auto& m : *it) {
     if (text(m, "provider") != provider || text(m, "data_type") != data_type) continue;
+    // A calibration of another device (the file moved with the user's home) does not apply.
+    if (!device.empty() && !text(m, "device").empty() && text(m, "device") != device) continue;
+    if (!number(m, "matrix_flops") && !number(m, "vector_flops") && !number(m, "bytes_per_s")) continue;
     PeakFigures peak;
     peak.device = text(m, "device");
     if (const auto f = number(m, "matrix_flops")) peak.matrix_flops = f;
@@ -190,9 +193,12 @@ std::optional<PeakFigures> measured_peaks(const json& metadata, const std::strin
 std::optional<PeakFigures> peak_for_row(const json& metadata, const GraphResult& graph,
                                         const RowResult& row) {
   if (graph.data_type.empty() || !metadata.is_object()) return std::nullopt;
-  if (auto measured = measured_peaks(metadata, row.provider, graph.data_type)) return measured;
   const auto providers = metadata.value("providers", json::object());
   const auto entry = providers.is_object() ? providers.value(row.provider, json::object()) : json::object();
+  const bool gpu = entry.is_object() && entry.contains("device") && entry.at("device").is_object();
+  const auto device =
+      gpu ? text(entry.at("device"), "device") : text(metadata.value("host", json::object()), "cpu_model");
+  if (auto measured = measured_peaks(metadata, row.provider, graph.data_type, device)) return measured;
   if (entry.is_object() && entry.contains("device") && entry.at("device").contains("compute_capability"))
     return gpu_peaks(entry.at("device"), graph.data_type, row);
   if (row.gpu_kernel_stats) return std::nullopt;  // a device whose properties were not recorded

@@ -16,6 +16,7 @@
 
 #include "providers/registry.hpp"
 #include "run/calibration.hpp"
+#include "run/peak_calibration.hpp"
 #include "version/git_revision.hpp"
 
 extern char** environ;
@@ -239,6 +240,7 @@ nlohmann::json collect_metadata(const std::vector<std::string>& argv, const RunO
     }
   meta["seed"] = options.seed;
   meta["noise_floor"] = load_noise_floor(options.calibration_file.value_or(default_calibration_path()));
+  meta["measured_peaks"] = load_measured_peaks(options.calibration_file.value_or(default_calibration_path()));
   meta["options"] = {
       {"warmup", options.warmup},
       {"iters", options.iters ? nlohmann::json(*options.iters) : nlohmann::json(nullptr)},

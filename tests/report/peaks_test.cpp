@@ -114,6 +114,11 @@ TEST(Peaks, MeasuredPeaksTakePrecedence) {
   ASSERT_TRUE(p);
   EXPECT_DOUBLE_EQ(*p->matrix_flops, 7e14);
   EXPECT_NE(p->source.find("measured"), std::string::npos);
+  // A calibration of another device does not apply: the table is used.
+  meta["measured_peaks"][0]["device"] = "NVIDIA A100-SXM4-80GB";
+  const auto table = peak_for_row(meta, graph("half", {"conv_fwd"}), gpu_row(1800.0));
+  ASSERT_TRUE(table);
+  EXPECT_NE(table->source.find("table:"), std::string::npos);
 }
 
 }  // namespace
