@@ -204,22 +204,23 @@ function pickStats(run) {
   return out;
 }
 
+function gapText(g) { return g < 3 ? '+' + ((g - 1) * 100).toFixed(1) + '%' : g.toPrecision(3) + '\u00d7'; }
 function rankChart(stats) {
   if (!stats.length) return '<p class="muted">No graph with two or more passing engines of one provider.</p>';
   var first = stats.filter(function (s) { return s.rank === 1; }).length;
   var worst = stats.slice().sort(function (a, b) { return b.gap - a.gap; }).slice(0, 25);
   var maxGap = Math.max(1.05, worst[0].gap);
-  var W = 560, rowH = 16, L = 210, R = 110, H = worst.length * rowH + 34;
+  var W = 640, rowH = 16, L = 260, R = 120, H = worst.length * rowH + 34;
   var X = function (v) { return L + (W - L - R) * (v - 1) / (maxGap - 1); };
   var s = '<svg class="chart rank" width="' + W + '" height="' + H + '" viewBox="0 0 ' + W + ' ' + H + '">';
   worst.forEach(function (d, i) {
     var y = 4 + i * rowH;
-    s += '<text x="' + (L - 6) + '" y="' + (y + 11) + '" text-anchor="end">' + esc(shorten(d.graph + ' ' + d.p, 34)) + '</text>';
+    s += '<text x="' + (L - 6) + '" y="' + (y + 11) + '" text-anchor="end">' + esc(shorten(d.graph + ' ' + d.p, 40)) + '</text>';
     s += '<rect class="bar' + (d.rank === 1 ? '' : ' pick') + '" x="' + L + '" y="' + (y + 2) + '" width="' + Math.max(1, X(d.gap) - L).toFixed(1) + '" height="' + (rowH - 5) + '"><title>' + esc('pick ' + d.pick + ' ' + fmtMs(d.pmed) + ', best ' + d.best + ' ' + fmtMs(d.bmed)) + '</title></rect>';
-    s += '<text x="' + (X(d.gap) + 4).toFixed(1) + '" y="' + (y + 11) + '">+' + ((d.gap - 1) * 100).toFixed(1) + '% rank ' + d.rank + '/' + d.n + '</text>';
+    s += '<text x="' + (X(d.gap) + 4).toFixed(1) + '" y="' + (y + 11) + '">' + gapText(d.gap) + ' rank ' + d.rank + '/' + d.n + '</text>';
   });
   var yb = worst.length * rowH + 8;
-  s += '<line class="axis" x1="' + L + '" x2="' + (W - R) + '" y1="' + yb + '" y2="' + yb + '"/><text x="' + L + '" y="' + (yb + 14) + '">pick = best</text><text x="' + (W - R) + '" y="' + (yb + 14) + '" text-anchor="end">+' + ((maxGap - 1) * 100).toFixed(0) + '%</text></svg>';
+  s += '<line class="axis" x1="' + L + '" x2="' + (W - R) + '" y1="' + yb + '" y2="' + yb + '"/><text x="' + L + '" y="' + (yb + 14) + '">pick = best</text><text x="' + (W - R) + '" y="' + (yb + 14) + '" text-anchor="end">' + gapText(maxGap) + '</text></svg>';
   return '<p>The pick was the fastest engine in <b>' + first + ' of ' + stats.length + '</b> graph/provider pairs; the ' + worst.length + ' largest gaps (pick time / best time):</p>' + s;
 }
 
@@ -227,16 +228,19 @@ function barsChart(rows) {
   var timed = rows.filter(function (r) { return isnum(r.med); });
   if (!timed.length) return '';
   var best = timed.filter(function (r) { return r.st === 'success'; }).reduce(function (a, b) { return !a || b.med < a.med ? b : a; }, null);
-  var max = Math.max.apply(null, timed.map(function (r) { return isnum(r.hi) ? r.hi : r.med; })) * 1.08;
-  var W = 560, rowH = 18, L = 200, R = 80, H = timed.length * rowH + 30;
+  // Scaled to the medians: one outlier-stretched CI (a descheduled thread on a busy host) must not
+  // squash every bar; whiskers past the edge are clipped.
+  var max = Math.max.apply(null, timed.map(function (r) { return r.med; })) * 1.35;
+  var clip = function (v) { return Math.min(v, max); };
+  var W = 600, rowH = 18, L = 200, R = 130, H = timed.length * rowH + 30;
   var X = function (v) { return L + (W - L - R) * v / max; };
   var s = '<svg class="chart bars" width="' + W + '" height="' + H + '" viewBox="0 0 ' + W + ' ' + H + '">';
   timed.forEach(function (r, i) {
     var y = 4 + i * rowH, mid = y + rowH / 2;
     s += '<text x="' + (L - 6) + '" y="' + (y + 12) + '" text-anchor="end">' + esc(shorten(r.p + ' ' + r.e, 30)) + (r.pick ? ' \u2605' : '') + '</text>';
     s += '<rect class="bar' + (r.pick ? ' pick' : '') + (r === best ? ' best' : '') + '" x="' + L + '" y="' + (y + 3) + '" width="' + Math.max(1, X(r.med) - L).toFixed(1) + '" height="' + (rowH - 6) + '"><title>' + esc(r.e + ' ' + r.plan + ': median ' + fmtMs(r.med) + ' [' + fmtMs(r.lo) + ', ' + fmtMs(r.hi) + '] n=' + r.n + (r.st !== 'success' ? ' ' + r.st : '')) + '</title></rect>';
-    if (isnum(r.lo) && isnum(r.hi)) s += '<line class="whisker" x1="' + X(r.lo).toFixed(1) + '" x2="' + X(r.hi).toFixed(1) + '" y1="' + mid + '" y2="' + mid + '"/><line class="whisker" x1="' + X(r.lo).toFixed(1) + '" x2="' + X(r.lo).toFixed(1) + '" y1="' + (mid - 4) + '" y2="' + (mid + 4) + '"/><line class="whisker" x1="' + X(r.hi).toFixed(1) + '" x2="' + X(r.hi).toFixed(1) + '" y1="' + (mid - 4) + '" y2="' + (mid + 4) + '"/>';
-    s += '<text x="' + (X(isnum(r.hi) ? r.hi : r.med) + 4).toFixed(1) + '" y="' + (y + 12) + '">' + fmtMs(r.med) + '</text>';
+    if (isnum(r.lo) && isnum(r.hi)) s += '<line class="whisker" x1="' + X(clip(r.lo)).toFixed(1) + '" x2="' + X(clip(r.hi)).toFixed(1) + '" y1="' + mid + '" y2="' + mid + '"/><line class="whisker" x1="' + X(clip(r.lo)).toFixed(1) + '" x2="' + X(clip(r.lo)).toFixed(1) + '" y1="' + (mid - 4) + '" y2="' + (mid + 4) + '"/>' + (r.hi <= max ? '<line class="whisker" x1="' + X(r.hi).toFixed(1) + '" x2="' + X(r.hi).toFixed(1) + '" y1="' + (mid - 4) + '" y2="' + (mid + 4) + '"/>' : '');
+    s += '<text x="' + (X(clip(isnum(r.hi) ? r.hi : r.med)) + 4).toFixed(1) + '" y="' + (y + 12) + '">' + fmtMs(r.med) + (isnum(r.hi) && r.hi > max ? ' (CI to ' + fmtMs(r.hi) + ')' : '') + '</text>';
   });
   var yb = timed.length * rowH + 8;
   s += '<line class="axis" x1="' + L + '" x2="' + (W - R) + '" y1="' + yb + '" y2="' + yb + '"/><text x="' + L + '" y="' + (yb + 14) + '">0</text><text x="' + (W - R) + '" y="' + (yb + 14) + '" text-anchor="end">' + fmtMs(max) + '</text></svg>';
