@@ -44,7 +44,7 @@ svg .medmark{stroke:#c0392b;stroke-width:2}
 table{border-collapse:collapse;background:#fff;font-size:12px;width:100%}
 th,td{border-bottom:1px solid #e6e9ef;padding:3px 6px;text-align:left;white-space:nowrap}
 td.msg{white-space:normal;max-width:420px;color:#5b6375}
-th{background:#eef1f6;cursor:pointer;position:sticky;top:34px;user-select:none}
+th{background:#eef1f6;cursor:pointer;position:sticky;top:0;user-select:none}
 th.asc::after{content:" \25B2"}th.desc::after{content:" \25BC"}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
 .tools{margin:6px 0}
