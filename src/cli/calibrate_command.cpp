@@ -19,6 +19,7 @@
 #include "run/calibration.hpp"
 #include "run/graph_loader.hpp"
 #include "run/inputs.hpp"
+#include "run/peak_calibration.hpp"
 
 namespace dnnbench {
 namespace {
@@ -43,6 +44,18 @@ void print_calibration(const Calibration& c) {
   };
   line("short", c.short_spread);
   line("long", c.long_spread);
+}
+
+void print_peaks(const std::vector<MeasuredPeak>& peaks) {
+  for (const auto& p : peaks) {
+    if (p.error) {
+      fmt::print("peak {} {}: {}\n", p.provider, p.data_type, *p.error);
+      continue;
+    }
+    const auto flops = p.matrix_flops ? p.matrix_flops : p.vector_flops;
+    fmt::print("peak {} {} ({}): {:.2f} TFLOP/s ({}), {:.1f} GB/s ({})\n", p.provider, p.data_type, p.device,
+               flops.value_or(0) / 1e12, p.flops_engine, p.bytes_per_s.value_or(0) / 1e9, p.bandwidth_engine);
+  }
 }
 
 }  // namespace
@@ -72,6 +85,9 @@ void add_calibrate_options(CLI::App& app, CalibrateCommand& c) {
          "Write the result here (default: $XDG_CACHE_HOME/dnnbench/calibration.json); runs record it as "
          "metadata.noise_floor")
       ->type_name("FILE");
+  app.add_flag("--peaks", c.peaks,
+               "Also measure the peaks this machine achieves (a large matmul per data type, a large add) on "
+               "every engine; runs then judge % of peak against them");
   // The measurement method's options, as `run` has them (cli/option_table.hpp).
   static const std::set<std::string, std::less<>> shared = {
       "warmup",          "target_ci", "max_time_ms",          "cache_mode",    "latency",
@@ -139,8 +155,14 @@ int execute_calibrate(CalibrateCommand& c) {
     fmt::print(std::cerr, "dnnbench: nothing was measured; {} left as it was\n", path);
     return kExitError;
   }
+  auto document = calibration_to_json(calibration);
+  if (c.peaks) {
+    const auto peaks = measure_peaks(providers, c.settings.options);
+    print_peaks(peaks);
+    document["peaks"] = measured_peaks_to_json(peaks);
+  }
   try {
-    write_json_file(path, calibration_to_json(calibration));
+    write_json_file(path, document);
     fmt::print("Calibration written to {}\n", path);
   } catch (const std::exception& e) {
     fmt::print(std::cerr, "dnnbench: {}\n", e.what());

@@ -15,6 +15,7 @@ struct CalibrateCommand {
   std::int64_t repeats = 5;
   std::string calibration_file;  // empty: the default path
   RunCommand settings;           // the measurement options shared with `run` (cli/option_table.hpp)
+  bool peaks = false;            // --peaks: also measure achievable peaks (run/peak_calibration.hpp)
 };
 
 void add_calibrate_options(CLI::App& app, CalibrateCommand& command);

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <sstream>
 
 #include "cli/option_binder.hpp"
 #include "cli/progress.hpp"
@@ -18,8 +19,10 @@
 #include "graph/validate.hpp"
 #include "providers/registry.hpp"
 #include "report/console_report.hpp"
+#include "report/csv_report.hpp"
 #include "report/json_report.hpp"
 #include "run/calibration.hpp"
+#include "report/peaks.hpp"
 #include "run/graph_loader.hpp"
 #include "run/inputs.hpp"
 #include "run/interrupt.hpp"
@@ -131,7 +134,7 @@ std::optional<Journal> read_resume_journal(const std::string& path, const nlohma
   return journal;
 }
 
-// -o and the journal must be writable before anything runs (a long run that cannot save is lost).
+// -o, --csv and the journal must be writable before anything runs (a long run that cannot save is lost).
 // A dry run writes neither, but is checked too: it is how a command is tried before a long run.
 void check_output_paths(const RunCommand& c, const std::string& journal_file) {
   const auto check = [](const std::string& path, std::string_view flag) {
@@ -143,6 +146,7 @@ void check_output_paths(const RunCommand& c, const std::string& journal_file) {
     }
   };
   check(c.output, "-o");
+  check(c.csv, "--csv");
   check(journal_file, c.journal.empty() ? "the journal (-o FILE's FILE.journal.jsonl)" : "--journal");
 }
 
@@ -275,6 +279,7 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
   if (const int signal = stop_signal(); signal != 0)
     fmt::print(std::cerr, "dnnbench: stopped by signal {} ({}); writing what finished\n", signal,
                strsignal(signal));
+  attach_peaks(suite);
   print_suite_summary(std::cout, suite);
   if (!c.output.empty() && options.dry_run) {
     if (!c.quiet) fmt::print(std::cout, "Dry run: nothing written to {}\n", c.output);
@@ -282,6 +287,18 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
     try {
       write_json_file(c.output, suite_to_json(suite));
       if (!c.quiet) fmt::print(std::cout, "Results written to {}\n", c.output);
+    } catch (const std::exception& e) {
+      fmt::print(std::cerr, "dnnbench: {}\n", e.what());
+      return kExitError;
+    }
+  }
+  // After the JSON, so that a CSV that cannot be written loses nothing.
+  if (!c.csv.empty() && !options.dry_run) {
+    try {
+      std::ostringstream text;
+      write_results_csv(text, suite);
+      write_text_file(c.csv, text.str());
+      if (!c.quiet) fmt::print(std::cout, "CSV written to {}\n", c.csv);
     } catch (const std::exception& e) {
       fmt::print(std::cerr, "dnnbench: {}\n", e.what());
       return kExitError;

@@ -31,6 +31,7 @@ struct RunCommand {
   std::vector<std::string> providers, engines;
   RunOptions options;
   std::string output;
+  std::string csv;  // --csv FILE: one line per row
   bool verbose = false, quiet = false;
   std::vector<std::string> skip_engines, ops;
   std::string config;             // --config recipe.toml

@@ -6,6 +6,7 @@
 
 #include "cli/calibrate_command.hpp"
 #include "cli/commands.hpp"
+#include "cli/report_commands.hpp"
 #include "version/git_revision.hpp"
 
 namespace {
@@ -43,6 +44,16 @@ int main(int argc, char** argv) {
       "calibrate", "Measure this machine's noise floor: the same plan timed as independent repeats");
   dnnbench::add_calibrate_options(*calibrate_cmd, calibrate);
 
+  dnnbench::CompareCommand compare;
+  auto* compare_cmd = app.add_subcommand(
+      "compare", "Compare runs: noise-aware verdicts per row, regressions, what differs between the runs");
+  dnnbench::add_compare_options(*compare_cmd, compare);
+
+  dnnbench::ReportCommand report;
+  auto* report_cmd = app.add_subcommand(
+      "report", "Report a results file: console tables, CSV, or a self-contained HTML page");
+  dnnbench::add_report_options(*report_cmd, report);
+
   auto* providers_cmd = app.add_subcommand(
       "list-providers", "List the providers built into this binary and their library versions");
 
@@ -60,6 +71,8 @@ int main(int argc, char** argv) {
     if (run_cmd->parsed()) return dnnbench::execute_run(run, command_line);
     if (list_cmd->parsed()) return dnnbench::execute_list_engines(list);
     if (calibrate_cmd->parsed()) return dnnbench::execute_calibrate(calibrate);
+    if (compare_cmd->parsed()) return dnnbench::execute_compare(compare);
+    if (report_cmd->parsed()) return dnnbench::execute_report(report);
     if (help_cmd->parsed()) return dnnbench::execute_help(app, help_topic);
     if (providers_cmd->parsed()) return dnnbench::execute_list_providers();
     return dnnbench::kExitUsage;

@@ -23,4 +23,27 @@ GraphCost graph_cost(const Graph& graph) {
   return cost;
 }
 
+DataType roofline_data_type(const Graph& graph) {
+  const Node* chosen = nullptr;
+  for (const auto& node : graph.nodes)
+    if (node.kind == OpKind::matmul || node.kind == OpKind::conv_fwd || node.kind == OpKind::conv_bwd_data ||
+        node.kind == OpKind::conv_bwd_weights) {
+      chosen = &node;
+      break;
+    }
+  if (!chosen && !graph.nodes.empty()) chosen = &graph.nodes.front();
+  if (!chosen || chosen->inputs.empty()) return DataType::unset;
+  const auto* tensor = graph.find_tensor(chosen->inputs.front().uid);
+  return tensor ? tensor->dtype : DataType::unset;
+}
+
+std::vector<std::string> op_families(const Graph& graph) {
+  std::vector<std::string> families;
+  for (const auto& node : graph.nodes) {
+    const std::string family(node.kind == OpKind::unsupported ? node.type : op_kind_name(node.kind));
+    if (std::find(families.begin(), families.end(), family) == families.end()) families.push_back(family);
+  }
+  return families;
+}
+
 }  // namespace dnnbench

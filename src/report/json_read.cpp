@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <fstream>
 #include <limits>
+#include <sstream>
 #include <stdexcept>
 
 namespace dnnbench {
@@ -84,6 +86,25 @@ std::optional<ClockSummary> clocks_from_json(const json& c, const json& unstable
   out.power_w = range_from_json(at(c, "power_w"));
   out.clock_unstable = unstable.is_boolean() && unstable.get<bool>();
   return out;
+}
+
+// Keys added after schema version 1 was first written: absent in older files, read as null.
+const json& at_or_null(const json& object, const char* key) {
+  static const json null_value;
+  if (!object.is_object()) return null_value;
+  const auto it = object.find(key);
+  return it == object.end() ? null_value : *it;
+}
+
+std::optional<PeakFigures> peak_from_json(const json& p) {
+  if (p.is_null()) return std::nullopt;
+  PeakFigures peak;
+  peak.matrix_flops = get_opt<double>(p, "matrix_flops");
+  peak.vector_flops = get_opt<double>(p, "vector_flops");
+  peak.dram_bytes_per_s = get_opt<double>(p, "dram_bytes_per_s");
+  peak.device = get<std::string>(p, "device");
+  peak.source = get<std::string>(p, "source");
+  return peak;
 }
 
 std::optional<TimingInfo> timing_from_json(const json& t) {
@@ -222,6 +243,7 @@ RowResult row_from_json(const json& r) {
   row.oracle = oracle_from_json(at(r, "oracle"));
   row.oracle_delta = delta_from_json(at(r, "oracle_delta"));
   row.oracle_error = get_opt<std::string>(r, "oracle_error");
+  row.peak = peak_from_json(at_or_null(r, "peak"));
   return row;
 }
 
@@ -237,6 +259,11 @@ GraphResult graph_from_json(const json& g) {
   graph.error_message = get_opt<std::string>(g, "error_message");
   graph.analytical_flops = num(g, "analytical_flops");
   graph.analytical_io_bytes = num(g, "analytical_io_bytes");
+  if (const auto& hash = at_or_null(g, "content_hash"); hash.is_string())
+    graph.content_hash = hash.get<std::string>();
+  if (const auto& type = at_or_null(g, "data_type"); type.is_string())
+    graph.data_type = type.get<std::string>();
+  if (const auto& ops = at_or_null(g, "ops"); ops.is_array()) graph.ops = ops.get<std::vector<std::string>>();
   for (const auto& row : at(g, "results")) graph.results.push_back(row_from_json(row));
   for (const auto& r : at(g, "regret"))
     graph.regret.push_back({get<std::string>(r, "provider"), get<std::string>(r, "pick_engine"),
@@ -244,6 +271,36 @@ GraphResult graph_from_json(const json& g) {
                             get<std::string>(r, "best_plan"), delta_from_json(at(r, "delta")),
                             get_opt<std::string>(r, "note")});
   return graph;
+}
+
+SuiteResult suite_from_json(const json& doc) {
+  SuiteResult suite;
+  if (!doc.is_object()) throw std::runtime_error("a results file holds a JSON object");
+  suite.complete = get<bool>(doc, "complete");
+  suite.metadata = at(doc, "metadata");
+  const auto& graphs = at(doc, "graphs");
+  for (std::size_t i = 0; i < graphs.size(); ++i) {
+    try {
+      suite.graphs.push_back(graph_from_json(graphs.at(i)));
+    } catch (const std::exception& e) {
+      throw std::runtime_error(fmt::format("graphs[{}]: {}", i, e.what()));
+    }
+  }
+  return suite;
+}
+
+SuiteResult read_results_file(const std::string& path) {
+  std::ifstream file(path);
+  if (!file) throw std::runtime_error(fmt::format("{}: cannot read the file", path));
+  std::stringstream text;
+  text << file.rdbuf();
+  try {
+    return suite_from_json(json::parse(text.str()));
+  } catch (const json::exception& e) {
+    throw std::runtime_error(fmt::format("{}: not JSON: {}", path, e.what()));
+  } catch (const std::exception& e) {
+    throw std::runtime_error(fmt::format("{}: not a dnnbench results file: {}", path, e.what()));
+  }
 }
 
 json plan_ref_to_json(const std::optional<PlanRef>& plan) {

@@ -112,6 +112,15 @@ json provider_summaries_to_json(const Summary& s) {
   return providers;
 }
 
+json peak_to_json(const std::optional<PeakFigures>& p) {
+  if (!p) return nullptr;
+  return {{"matrix_flops", opt(p->matrix_flops)},
+          {"vector_flops", opt(p->vector_flops)},
+          {"dram_bytes_per_s", opt(p->dram_bytes_per_s)},
+          {"device", p->device},
+          {"source", p->source}};
+}
+
 json knobs_to_json(const std::vector<std::pair<std::string, std::string>>& knobs) {
   json out = json::object();
   for (const auto& [name, value] : knobs) out[name] = value;
@@ -209,7 +218,8 @@ json row_to_json(const RowResult& row) {
           {"correctness", correctness_to_json(row.correctness)},
           {"oracle", oracle_to_json(row.oracle)},
           {"oracle_delta", delta_to_json(row.oracle_delta)},
-          {"oracle_error", opt(row.oracle_error)}};
+          {"oracle_error", opt(row.oracle_error)},
+          {"peak", peak_to_json(row.peak)}};
 }
 
 json graph_to_json(const GraphResult& g) {
@@ -228,6 +238,9 @@ json graph_to_json(const GraphResult& g) {
           {"graph_path", g.graph_path},
           {"status", graph_status_name(g)},
           {"duplicate_of", opt(g.duplicate_of)},
+          {"content_hash", opt(g.content_hash)},
+          {"data_type", g.data_type.empty() ? json(nullptr) : json(g.data_type)},
+          {"ops", g.ops},
           {"error_message", opt(g.error_message)},
           {"analytical_flops", g.analytical_flops},
           {"analytical_io_bytes", g.analytical_io_bytes},

@@ -130,6 +130,16 @@ struct OracleResult {
   std::vector<OracleCandidate> candidates;
 };
 
+// Peak figures of a row's device for its graph's data type (report/peaks.hpp), so readers see
+// how far from the hardware's limit a row is.
+struct PeakFigures {
+  std::optional<double> matrix_flops;  // FLOP/s of the matrix units (tensor cores, AMX); none: no such unit
+  std::optional<double> vector_flops;  // FLOP/s of the vector units (CUDA cores, SIMD FMA)
+  std::optional<double> dram_bytes_per_s;  // memory bandwidth; none where it is unknown
+  std::string device;                      // "NVIDIA H200", "Intel Xeon ... (avx2 x 2 cores)"
+  std::string source;                      // where the figures come from, e.g. "table: ... at 1755 MHz"
+};
+
 struct RowResult {
   std::string provider;
   std::optional<std::string> engine_id, engine_name;
@@ -160,6 +170,7 @@ struct RowResult {
   std::optional<OracleResult> oracle;
   std::optional<PairedDelta> oracle_delta;
   std::optional<std::string> oracle_error;  // "Type: message"
+  std::optional<PeakFigures> peak;          // null: no figures known for the device
   // The best plan the oracle found (the row's heuristic plan when none was faster), for the
   // graph regret; not written to the results.
   std::optional<PlanRef> best_plan;
@@ -190,11 +201,15 @@ struct GraphResult {
   std::optional<std::string> duplicate_of;
   bool filtered = false;     // left out by --op: not run
   bool interrupted = false;  // cut short by a stop (SIGINT/SIGTERM): holds the rows that finished
-  // Hash of the graph's canonical content (run/graph_loader.hpp), for the journal: a resumed run
-  // reuses rows only of the same content. Not written to the results.
+  // Hash of the graph's canonical content (run/graph_loader.hpp): a resumed run reuses rows only
+  // of the same content, and `compare` joins runs by it.
   std::optional<std::string> content_hash;
   // --dump-tensors: the graph's folder there, unique in the suite (run_suite). Not written.
   std::optional<std::string> dump_folder;
+  // The data type peaks are looked up for: the inputs' type of the first convolution or matmul,
+  // else of the first node ("fp16"); empty when unknown (older results).
+  std::string data_type;
+  std::vector<std::string> ops;  // op families of the nodes, in order of first appearance
 };
 
 // "ok", "error", "interrupted", "duplicate" or "filtered".

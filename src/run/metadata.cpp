@@ -10,10 +10,13 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <sstream>
 #include <thread>
 
 #include "providers/registry.hpp"
 #include "run/calibration.hpp"
+#include "run/peak_calibration.hpp"
 #include "version/git_revision.hpp"
 
 extern char** environ;
@@ -30,6 +33,38 @@ std::string read_cpu_model() {
       if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
     }
   return "unknown";
+}
+
+// The CPU's vector and matrix extensions that set its peak FLOP/s (report/peaks.hpp), as
+// /proc/cpuinfo names them.
+nlohmann::json read_cpu_flags() {
+  static constexpr const char* kPeakFlags[] = {"sse4_1",   "avx",         "avx2",        "fma",
+                                               "avx512f",  "avx512_bf16", "avx512_fp16", "avx512_vnni",
+                                               "amx_tile", "amx_bf16",    "amx_int8"};
+  std::ifstream file("/proc/cpuinfo");
+  std::string line;
+  nlohmann::json found = nlohmann::json::array();
+  while (std::getline(file, line))
+    if (line.rfind("flags", 0) == 0) {
+      std::istringstream words(line.substr(line.find(':') + 1));
+      std::vector<std::string> flags{std::istream_iterator<std::string>(words), {}};
+      for (const char* wanted : kPeakFlags)
+        if (std::find(flags.begin(), flags.end(), wanted) != flags.end()) found.push_back(wanted);
+      break;
+    }
+  return found;
+}
+
+// The CPU's maximum clock (cpufreq), else the clock /proc/cpuinfo shows now; null when neither
+// is readable. MHz.
+nlohmann::json read_cpu_mhz() {
+  std::ifstream max_freq("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
+  if (double khz = 0; max_freq >> khz && khz > 0) return khz / 1000.0;
+  std::ifstream file("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(file, line))
+    if (line.rfind("cpu MHz", 0) == 0) return std::stod(line.substr(line.find(':') + 1));
+  return nullptr;
 }
 
 nlohmann::json read_memory_bytes() {
@@ -187,6 +222,8 @@ nlohmann::json collect_metadata(const std::vector<std::string>& argv, const RunO
                   {"kernel", std::string(uts.release)},
                   {"machine", std::string(uts.machine)},
                   {"cpu_model", read_cpu_model()},
+                  {"cpu_flags", read_cpu_flags()},
+                  {"cpu_mhz", read_cpu_mhz()},
                   {"logical_cores", std::thread::hardware_concurrency()},
                   {"memory_bytes", read_memory_bytes()},
                   {"numa_nodes", numa_nodes()},
@@ -203,6 +240,7 @@ nlohmann::json collect_metadata(const std::vector<std::string>& argv, const RunO
     }
   meta["seed"] = options.seed;
   meta["noise_floor"] = load_noise_floor(options.calibration_file.value_or(default_calibration_path()));
+  meta["measured_peaks"] = load_measured_peaks(options.calibration_file.value_or(default_calibration_path()));
   meta["options"] = {
       {"warmup", options.warmup},
       {"iters", options.iters ? nlohmann::json(*options.iters) : nlohmann::json(nullptr)},

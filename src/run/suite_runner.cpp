@@ -8,6 +8,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "graph/cost.hpp"
 #include "graph/errors.hpp"
 #include "graph/reader.hpp"
 #include "graph/validate.hpp"
@@ -24,6 +25,14 @@
 
 namespace dnnbench {
 namespace {
+
+// What the reports need to know of the graph besides its rows: the data type peaks are looked up
+// for, and its op families.
+void describe_graph(const Graph& graph, GraphResult& result) {
+  if (const auto type = roofline_data_type(graph); type != DataType::unset)
+    result.data_type = dtype_name(type);
+  result.ops = op_families(graph);
+}
 
 struct ProviderSlot {
   std::unique_ptr<Provider> provider;
@@ -338,11 +347,13 @@ SuiteResult run_suite(const std::vector<GraphInput>& inputs, const RunOptions& o
       result = *earlier->finished;
     } else if (graph && !options.dry_run) {
       if (!setup.executor->run(inputs[i], *graph, result, earlier ? earlier->rows : none, observer)) {
+        describe_graph(*graph, result);
         result.interrupted = true;  // cut short by a stop: kept, not reported finished
         suite.graphs.push_back(std::move(result));
         return stopped();
       }
     }
+    if (graph) describe_graph(*graph, result);
     suite.graphs.push_back(std::move(result));
     observer.graph_finished(suite.graphs.back());
   }

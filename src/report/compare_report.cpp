@@ -1,0 +1,181 @@
+#include "report/compare_report.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+#include <fmt/ranges.h>
+
+#include "report/csv.hpp"
+
+namespace dnnbench {
+namespace {
+
+using nlohmann::json;
+
+std::string ms(const std::optional<double>& v) {
+  return v ? fmt::format("{:.5f}", *v) : "-";
+}
+
+std::string ratio_text(const std::optional<TimeRatio>& r) {
+  return r ? fmt::format("{:.3f} [{:.3f}, {:.3f}]", r->ratio, r->ci_lo, r->ci_hi) : "-";
+}
+
+std::string verdict_text(const ComparedRow& row) {
+  if (row.verdict) return std::string(verdict_name(*row.verdict));
+  return row.broken ? "BROKEN" : "-";
+}
+
+std::string engines(const std::string& a, const std::string& b) {
+  return a == b ? a : (a.empty() ? "-" : a) + " -> " + (b.empty() ? "-" : b);
+}
+
+std::string rank_text(const std::optional<int>& rank, int of) {
+  return rank ? fmt::format("{}/{}", *rank, of) : fmt::format("-/{}", of);
+}
+
+json opt(const std::optional<double>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+json ratio_json(const std::optional<TimeRatio>& r) {
+  if (!r) return nullptr;
+  return {{"ratio", r->ratio}, {"ci95", {r->ci_lo, r->ci_hi}}, {"method", r->method}};
+}
+
+json rank_json(const std::optional<int>& r) {
+  return r ? json(*r) : json(nullptr);
+}
+
+}  // namespace
+
+void print_comparison(std::ostream& out, const Comparison& c) {
+  fmt::print(out, "A: {}\nB: {}\ncompared by {}; ratio = B time / A time (> 1: B slower), 95% CI\n", c.path_a,
+             c.path_b, compare_by_name(c.by));
+  if (c.differences.empty()) {
+    fmt::print(out,
+               "Conditions: identical (device, clocks, libraries, options, cache mode, timing method)\n");
+  } else {
+    fmt::print(out, "Conditions that differ:\n");
+    for (const auto& d : c.differences)
+      fmt::print(out, "  {}{}: {}  ->  {}\n", d.condition,
+                 d.invalidating ? " (INVALIDATES the comparison)" : "", d.a, d.b);
+  }
+  fmt::print(out, "\n{:<40} {:<10} {:<28} {:>11} {:>11}  {:<27} {:<9}\n", "graph", "provider", "engine",
+             "A ms", "B ms", "B/A [95% CI]", "verdict");
+  for (const auto& row : c.rows) {
+    fmt::print(out, "{:<40} {:<10} {:<28} {:>11} {:>11}  {:<27} {:<9}{}\n", row.graph, row.provider,
+               engines(row.engine_a, row.engine_b), ms(row.median_a_ms), ms(row.median_b_ms),
+               ratio_text(row.ratio), verdict_text(row), row.note.empty() ? "" : "  " + row.note);
+  }
+  if (!c.library_view.empty()) {
+    fmt::print(out, "\nLibrary-version view ({}): the heuristic's top pick per graph\n",
+               fmt::format("{}", fmt::join(c.version_changes, ", ")));
+    fmt::print(out, "{:<40} {:<8} {:<28} {:>7} {:>7} {:<28} {:<27} {}\n", "graph", "provider", "pick A -> B",
+               "rank A", "rank B", "best A -> B", "pick B/A [95% CI]", "verdict");
+    for (const auto& p : c.library_view)
+      fmt::print(out, "{:<40} {:<8} {:<28} {:>7} {:>7} {:<28} {:<27} {}{}{}\n", p.graph, p.provider,
+                 engines(p.pick_a, p.pick_b), rank_text(p.rank_a, p.engines_a),
+                 rank_text(p.rank_b, p.engines_b), engines(p.best_a, p.best_b), ratio_text(p.pick_ratio),
+                 p.pick_verdict ? verdict_name(*p.pick_verdict) : "-", p.pick_changed ? "  pick changed" : "",
+                 p.best_changed ? "  best changed" : "");
+  }
+  fmt::print(out, "\n{} compared: {} FASTER, {} SLOWER, {} SAME, {} UNDECIDED, {} broken in B\n",
+             c.rows.size(), c.faster, c.slower, c.same, c.undecided, c.broken);
+  if (!c.only_in_a.empty() || !c.only_in_b.empty())
+    fmt::print(out, "Not joined: {} row(s) only in A, {} only in B\n", c.only_in_a.size(),
+               c.only_in_b.size());
+  if (c.geomean_ratio)
+    fmt::print(out, "Geomean B/A time: {:.4f} (B is {:.2f}x as fast as A)\n", *c.geomean_ratio,
+               1 / *c.geomean_ratio);
+  const auto regressions = c.regressions();
+  fmt::print(out, "Regressions: {}\n", regressions.size());
+  for (const auto* r : regressions)
+    fmt::print(out, "  {} {} {}: {}\n", r->graph, r->provider, engines(r->engine_a, r->engine_b),
+               r->broken ? "broken in B (" + r->note + ")"
+                         : fmt::format("{:.1f}% slower", 100 * (r->ratio->ratio - 1)));
+}
+
+json comparison_to_json(const Comparison& c) {
+  json differences = json::array();
+  for (const auto& d : c.differences)
+    differences.push_back(
+        {{"condition", d.condition}, {"a", d.a}, {"b", d.b}, {"invalidating", d.invalidating}});
+  json rows = json::array();
+  for (const auto& r : c.rows)
+    rows.push_back({{"graph", r.graph},
+                    {"graph_key", r.graph_key},
+                    {"provider", r.provider},
+                    {"engine_a", r.engine_a},
+                    {"engine_b", r.engine_b},
+                    {"plan_a", r.plan_a},
+                    {"plan_b", r.plan_b},
+                    {"basis", r.basis},
+                    {"median_a_ms", opt(r.median_a_ms)},
+                    {"median_b_ms", opt(r.median_b_ms)},
+                    {"ratio", ratio_json(r.ratio)},
+                    {"noise_band", r.band},
+                    {"verdict", r.verdict ? json(verdict_name(*r.verdict)) : json(nullptr)},
+                    {"broken", r.broken},
+                    {"regression", r.regression()},
+                    {"note", r.note}});
+  json view = json::array();
+  for (const auto& p : c.library_view)
+    view.push_back({{"graph", p.graph},
+                    {"provider", p.provider},
+                    {"pick_a", p.pick_a},
+                    {"pick_b", p.pick_b},
+                    {"pick_changed", p.pick_changed},
+                    {"rank_a", rank_json(p.rank_a)},
+                    {"rank_b", rank_json(p.rank_b)},
+                    {"engines_a", p.engines_a},
+                    {"engines_b", p.engines_b},
+                    {"best_a", p.best_a},
+                    {"best_b", p.best_b},
+                    {"best_changed", p.best_changed},
+                    {"pick_ratio", ratio_json(p.pick_ratio)},
+                    {"pick_verdict", p.pick_verdict ? json(verdict_name(*p.pick_verdict)) : json(nullptr)}});
+  json regressions = json::array();
+  for (const auto* r : c.regressions())
+    regressions.push_back({{"graph", r->graph},
+                           {"provider", r->provider},
+                           {"engine_a", r->engine_a},
+                           {"engine_b", r->engine_b},
+                           {"broken", r->broken},
+                           {"ratio", r->ratio ? json(r->ratio->ratio) : json(nullptr)},
+                           {"note", r->note}});
+  return {{"a", c.path_a},
+          {"b", c.path_b},
+          {"by", compare_by_name(c.by)},
+          {"invalid", c.invalid()},
+          {"differences", differences},
+          {"summary",
+           {{"rows", c.rows.size()},
+            {"faster", c.faster},
+            {"slower", c.slower},
+            {"same", c.same},
+            {"undecided", c.undecided},
+            {"broken", c.broken},
+            {"only_in_a", c.only_in_a.size()},
+            {"only_in_b", c.only_in_b.size()},
+            {"geomean_ratio", opt(c.geomean_ratio)},
+            {"regressions", regressions.size()}}},
+          {"regressions", regressions},
+          {"rows", rows},
+          {"version_changes", c.version_changes},
+          {"library_view", view}};
+}
+
+void write_comparison_csv(std::ostream& out, const Comparison& c) {
+  write_csv_line(out, {"graph", "graph_key", "provider", "engine_a", "engine_b", "plan_a", "plan_b", "basis",
+                       "median_a_ms", "median_b_ms", "ratio", "ci_lo", "ci_hi", "method", "noise_band",
+                       "verdict", "regression", "note"});
+  for (const auto& r : c.rows)
+    write_csv_line(out, {r.graph, r.graph_key, r.provider, r.engine_a, r.engine_b, r.plan_a, r.plan_b,
+                         r.basis, csv_number(r.median_a_ms), csv_number(r.median_b_ms),
+                         csv_number(r.ratio ? std::optional(r.ratio->ratio) : std::nullopt),
+                         csv_number(r.ratio ? std::optional(r.ratio->ci_lo) : std::nullopt),
+                         csv_number(r.ratio ? std::optional(r.ratio->ci_hi) : std::nullopt),
+                         r.ratio ? r.ratio->method : "", csv_number(r.band), verdict_text(r),
+                         r.regression() ? "true" : "false", r.note});
+}
+
+}  // namespace dnnbench

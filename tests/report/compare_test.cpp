@@ -1,0 +1,231 @@
+#include "report/compare.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "report/json_read.hpp"
+#include "report/json_report.hpp"
+
+namespace dnnbench {
+namespace {
+
+using nlohmann::json;
+
+std::vector<double> samples(double centre, double spread = 0.01, int n = 30) {
+  std::vector<double> v;
+  for (int i = 0; i < n; ++i) v.push_back(centre * (1 + spread * std::sin(2.3 * i)));
+  return v;
+}
+
+RowResult timed_row(const std::string& provider, const std::string& engine, double ms, bool save = true) {
+  RowResult row;
+  row.provider = provider;
+  row.engine_id = engine;
+  row.plan_name = engine + "_plan";
+  const auto s = samples(ms);
+  row.host_stats = summarize(s);
+  TimingInfo t;
+  t.method = "host-per-execution";
+  if (save) t.samples_ms = s;
+  row.timing = t;
+  Correctness c;
+  row.correctness = c;
+  return row;
+}
+
+GraphResult graph(const std::string& name, std::vector<RowResult> rows, const std::string& hash = "") {
+  GraphResult g;
+  g.graph_name = name;
+  g.graph_path = "graphs/" + name + ".json";
+  if (!hash.empty()) g.content_hash = hash;
+  g.results = std::move(rows);
+  return g;
+}
+
+RunFile run(std::vector<GraphResult> graphs, const std::string& onednn_version = "3.5") {
+  RunFile r;
+  r.path = "run.json";
+  r.suite.complete = true;
+  r.suite.metadata = {{"providers", {{"onednn", {{"version", onednn_version}}}}},
+                      {"options", {{"cache_mode", "hot"}, {"warmup", 1}}},
+                      {"host", {{"cpu_model", "cpu"}, {"hostname", "h"}}}};
+  r.suite.graphs = std::move(graphs);
+  return r;
+}
+
+TEST(Verdict, JudgeAgainstTheBand) {
+  EXPECT_EQ(judge({1.2, 1.15, 1.25, "x"}, 0.03), Verdict::slower);
+  EXPECT_EQ(judge({0.8, 0.75, 0.85, "x"}, 0.03), Verdict::faster);
+  EXPECT_EQ(judge({1.0, 0.99, 1.01, "x"}, 0.03), Verdict::same);
+  EXPECT_EQ(judge({1.02, 0.99, 1.06, "x"}, 0.03), Verdict::undecided);
+  EXPECT_EQ(judge({1.0, 0.5, 2.0, "x"}, 0.03), Verdict::undecided);
+  // A change inside the band is not a speedup, however tight its interval.
+  EXPECT_EQ(judge({1.02, 1.019, 1.021, "x"}, 0.03), Verdict::same);
+}
+
+TEST(Verdict, MedianCiFallbackWithoutSamples) {
+  const auto a = timed_row("onednn", "e", 1.0, false), b = timed_row("onednn", "e", 2.0, false);
+  const auto r = time_ratio(a, b);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->method, "median-ci");
+  EXPECT_NEAR(r->ratio, 2.0, 1e-9);
+  EXPECT_LE(r->ci_lo, r->ratio);
+  EXPECT_GE(r->ci_hi, r->ratio);
+  EXPECT_EQ(time_ratio(timed_row("onednn", "e", 1.0), timed_row("onednn", "e", 1.0))->method, "bootstrap");
+}
+
+TEST(Verdict, RecordedNoiseFloorWidensTheBand) {
+  const json quiet = json::object();
+  const json noisy = {{"noise_floor", {{"short_spread", 0.08}, {"long_spread", 0.02}}}};
+  EXPECT_DOUBLE_EQ(noise_band(0.03, quiet, quiet, 0.05), 0.03);
+  EXPECT_DOUBLE_EQ(noise_band(0.03, quiet, noisy, 0.05), 0.08);  // short kernel: short_spread
+  EXPECT_DOUBLE_EQ(noise_band(0.03, noisy, quiet, 5.0), 0.03);   // long kernel: 2% < min effect
+}
+
+TEST(Compare, RunWithItselfHasNoFasterOrSlower) {
+  const auto a =
+      run({graph("g1", {timed_row("onednn", "jit:avx2", 1.0), timed_row("onednn", "ref:any", 9.0)}, "h1"),
+           graph("g2", {timed_row("onednn", "jit:avx2", 0.01, false)}, "h2")});
+  const auto c = compare_runs(a, a, {});
+  ASSERT_EQ(c.rows.size(), 3u);
+  EXPECT_EQ(c.faster + c.slower, 0);
+  EXPECT_TRUE(c.regressions().empty());
+  EXPECT_TRUE(c.differences.empty());
+  EXPECT_FALSE(c.invalid());
+  ASSERT_TRUE(c.geomean_ratio);
+  EXPECT_DOUBLE_EQ(*c.geomean_ratio, 1.0);
+}
+
+TEST(Compare, JoinsByContentHashAcrossRenamedFiles) {
+  const auto a = run({graph("old_name", {timed_row("onednn", "e", 1.0)}, "same-hash")});
+  const auto b = run({graph("new_name", {timed_row("onednn", "e", 1.5)}, "same-hash")});
+  const auto c = compare_runs(a, b, {});
+  ASSERT_EQ(c.rows.size(), 1u);
+  EXPECT_EQ(c.rows[0].verdict, Verdict::slower);
+  EXPECT_EQ(c.regressions().size(), 1u);
+  // Without hashes, by path: different paths do not join.
+  const auto c2 = compare_runs(run({graph("x", {timed_row("onednn", "e", 1.0)})}),
+                               run({graph("y", {timed_row("onednn", "e", 1.0)})}), {});
+  EXPECT_TRUE(c2.rows.empty());
+  EXPECT_EQ(c2.only_in_a.size(), 1u);
+  EXPECT_EQ(c2.only_in_b.size(), 1u);
+}
+
+TEST(Compare, ByBestComparesEachGraphsFastestRow) {
+  const auto a =
+      run({graph("g", {timed_row("onednn", "jit:avx2", 1.0), timed_row("onednn", "ref:any", 5.0)}, "h")});
+  const auto b = run({graph("g", {timed_row("onednn", "ref:any", 5.0)}, "h")});
+  CompareOptions o;
+  o.by = CompareBy::best;
+  const auto c = compare_runs(a, b, o);
+  ASSERT_EQ(c.rows.size(), 1u);
+  EXPECT_EQ(c.rows[0].engine_a, "jit:avx2");
+  EXPECT_EQ(c.rows[0].engine_b, "ref:any");
+  EXPECT_EQ(c.rows[0].verdict, Verdict::slower);
+  EXPECT_NEAR(*c.geomean_ratio, 5.0, 0.1);
+  // By engine the same pair is SAME (ref:any in both) and jit:avx2 is only in A.
+  const auto e = compare_runs(a, b, {});
+  EXPECT_EQ(e.slower, 0);
+  EXPECT_EQ(e.only_in_a.size(), 1u);
+}
+
+TEST(Compare, RowBrokenInBIsARegression) {
+  auto bad = timed_row("onednn", "e", 1.0);
+  bad.correctness->passed = false;
+  const auto c = compare_runs(run({graph("g", {timed_row("onednn", "e", 1.0)}, "h")}),
+                              run({graph("g", {bad}, "h")}), {});
+  ASSERT_EQ(c.rows.size(), 1u);
+  EXPECT_TRUE(c.rows[0].broken);
+  EXPECT_EQ(c.rows[0].note, "A passed, B failed validation");
+  EXPECT_EQ(c.regressions().size(), 1u);
+}
+
+TEST(Compare, MismatchedCacheModeInvalidates) {
+  auto a = run({graph("g", {timed_row("onednn", "e", 1.0)}, "h")});
+  auto b = a;
+  b.suite.metadata["options"]["cache_mode"] = "cold";
+  b.suite.metadata["options"]["warmup"] = 5;
+  const auto c = compare_runs(a, b, {});
+  EXPECT_TRUE(c.invalid());
+  bool cache = false, warmup = false;
+  for (const auto& d : c.differences) {
+    if (d.condition == "cache mode") cache = d.invalidating;
+    if (d.condition == "option warmup") warmup = !d.invalidating && d.a == "1" && d.b == "5";
+  }
+  EXPECT_TRUE(cache);
+  EXPECT_TRUE(warmup);
+}
+
+TEST(Compare, TimingMethodDifferenceInvalidatesButBatchSizeDoesNot) {
+  auto a = run({graph("g", {timed_row("onednn", "e", 1.0)}, "h")});
+  auto b = a;
+  a.suite.graphs[0].results[0].timing->method = "device-events-batched(20 per sample)";
+  b.suite.graphs[0].results[0].timing->method = "device-events-batched(40 per sample)";
+  EXPECT_FALSE(compare_runs(a, b, {}).invalid());
+  b.suite.graphs[0].results[0].timing->method = "device-events-single";  // batch 1: the same method
+  EXPECT_FALSE(compare_runs(a, b, {}).invalid());
+  b.suite.graphs[0].results[0].timing->method = "device-events-single+cold-flush";
+  EXPECT_TRUE(compare_runs(a, b, {}).invalid());
+  b.suite.graphs[0].results[0].timing->method = "host-per-execution";
+  EXPECT_TRUE(compare_runs(a, b, {}).invalid());
+}
+
+TEST(Compare, LibraryVersionViewShowsPickRankAndBest) {
+  // A: the pick (first engine) is the fastest. B (new version): the pick is another engine, slower
+  // than the best, which also changed.
+  const auto a =
+      run({graph("g", {timed_row("cudnn", "eng1", 1.0), timed_row("cudnn", "eng2", 1.3)}, "h")}, "9.14");
+  const auto b = run({graph("g",
+                            {timed_row("cudnn", "eng2", 1.2), timed_row("cudnn", "eng1", 1.0),
+                             timed_row("cudnn", "eng3", 0.9)},
+                            "h")},
+                     "9.19");
+  auto ma = a, mb = b;
+  ma.suite.metadata["providers"] = {{"cudnn", {{"version", "9.14.0"}}}};
+  mb.suite.metadata["providers"] = {{"cudnn", {{"version", "9.19.0"}}}};
+  const auto c = compare_runs(ma, mb, {});
+  ASSERT_EQ(c.version_changes, std::vector<std::string>{"cudnn"});
+  ASSERT_EQ(c.library_view.size(), 1u);
+  const auto& p = c.library_view[0];
+  EXPECT_EQ(p.pick_a, "eng1");
+  EXPECT_EQ(p.pick_b, "eng2");
+  EXPECT_TRUE(p.pick_changed);
+  EXPECT_EQ(p.rank_a, 1);
+  EXPECT_EQ(p.rank_b, 3);
+  EXPECT_EQ(p.engines_b, 3);
+  EXPECT_EQ(p.best_a, "eng1");
+  EXPECT_EQ(p.best_b, "eng3");
+  EXPECT_TRUE(p.best_changed);
+  EXPECT_EQ(p.pick_verdict, Verdict::slower);
+  bool named = false;
+  for (const auto& d : c.differences) named = named || (d.condition == "library cudnn" && !d.invalidating);
+  EXPECT_TRUE(named);
+}
+
+TEST(Compare, GeomeanOverComparedRows) {
+  const auto a = run(
+      {graph("g1", {timed_row("onednn", "e", 1.0)}, "1"), graph("g2", {timed_row("onednn", "e", 1.0)}, "2")});
+  const auto b = run(
+      {graph("g1", {timed_row("onednn", "e", 2.0)}, "1"), graph("g2", {timed_row("onednn", "e", 0.5)}, "2")});
+  const auto c = compare_runs(a, b, {});
+  ASSERT_TRUE(c.geomean_ratio);
+  EXPECT_NEAR(*c.geomean_ratio, 1.0, 0.01);
+  EXPECT_EQ(c.faster, 1);
+  EXPECT_EQ(c.slower, 1);
+}
+
+TEST(Compare, ReadsResultsWrittenBeforeContentHashesWereRecorded) {
+  auto doc = suite_to_json(run({graph("g", {timed_row("onednn", "e", 1.0)}, "h")}).suite);
+  auto& g = doc["graphs"][0];
+  for (const char* key : {"content_hash", "data_type", "ops"}) g.erase(key);
+  g["results"][0].erase("peak");
+  const auto suite = suite_from_json(doc);
+  EXPECT_FALSE(suite.graphs[0].content_hash);
+  const RunFile older{"old.json", suite};
+  const auto c = compare_runs(older, run({graph("g", {timed_row("onednn", "e", 1.0)}, "h")}), {});
+  EXPECT_EQ(c.rows.size(), 1u);  // joined by path
+}
+
+}  // namespace
+}  // namespace dnnbench
