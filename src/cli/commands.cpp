@@ -9,15 +9,18 @@
 #include <filesystem>
 #include <iostream>
 
+#include "cli/import_command.hpp"
 #include "cli/measure_flags.hpp"
 #include "cli/progress.hpp"
 #include "cli/recipe.hpp"
 
 #include "graph/reader.hpp"
 #include "graph/validate.hpp"
+#include "input/import_inputs.hpp"
 #include "providers/registry.hpp"
 #include "report/console_report.hpp"
 #include "report/json_report.hpp"
+#include "report/model_summary.hpp"
 #include "run/graph_loader.hpp"
 #include "run/inputs.hpp"
 #include "run/interrupt.hpp"
@@ -149,9 +152,12 @@ IsolationMode resolve_isolation(const RunCommand& c) {
 
 void add_run_options(CLI::App& app, RunCommand& c) {
   c.app = &app;
-  app.add_option("-g,--graph", c.graphs,
-                 "Graph files, folders, quoted globs ('graphs/**/*.json') or archives (.tar[.gz|.xz|.bz2], "
-                 ".tgz, .zip); repeat or comma-separate");
+  app.add_option(
+      "-g,--graph", c.graphs,
+      "Graph files, folders, quoted globs ('graphs/**/*.json') or archives (.tar[.gz|.xz|.bz2], "
+      ".tgz, .zip), import manifests, or sources converted on the fly (MIOpenDriver command files, "
+      "benchdnn batch files, .onnx models); repeat or comma-separate");
+  add_dim_option(app, c.dims);
   app.add_option("--config", c.config,
                  "Read run options from this TOML recipe (command-line flags override it)");
   app.add_option("--provider", c.providers, "Providers to run (default: every provider built)")
@@ -287,9 +293,11 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
   const auto fingerprint = options_fingerprint(options);
   const auto journal_file = journal_path(c);
   const auto resume = c.resume ? read_resume_journal(journal_file, fingerprint) : std::nullopt;
-  GraphInputs inputs;  // owns the folders archives are extracted into, until the run is over
+  const auto import_options = import_options_from(c.dims);
+  GraphInputs inputs;  // owns the folders archives and imports are extracted into, until the run is over
+  std::map<std::string, std::int64_t> layer_counts;  // of imported layers: the model summary
   try {
-    inputs = expand_graph_inputs(c.graphs, options.archive);
+    inputs = expand_inputs(c.graphs, options.archive, import_options, &layer_counts);
   } catch (const std::exception& e) {
     fmt::print(std::cerr, "dnnbench: {}\n", e.what());
     return kExitError;
@@ -333,9 +341,13 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
     fmt::print(std::cerr, "dnnbench: stopped by signal {} ({}); writing what finished\n", signal,
                strsignal(signal));
   print_suite_summary(std::cout, suite);
+  const auto model = model_summary(suite, layer_counts);
+  if (!options.dry_run) print_model_summary(std::cout, model);
   if (!c.output.empty()) {
     try {
-      write_json_file(c.output, suite_to_json(suite));
+      auto doc = suite_to_json(suite);
+      if (!model.empty()) doc["model_summary"] = model_summary_to_json(model);
+      write_json_file(c.output, doc);
       if (!c.quiet) fmt::print(std::cout, "Results written to {}\n", c.output);
     } catch (const std::exception& e) {
       fmt::print(std::cerr, "dnnbench: {}\n", e.what());

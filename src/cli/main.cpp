@@ -6,6 +6,7 @@
 
 #include "cli/calibrate_command.hpp"
 #include "cli/commands.hpp"
+#include "cli/import_command.hpp"
 #include "version/git_revision.hpp"
 
 int main(int argc, char** argv) {
@@ -30,6 +31,17 @@ int main(int argc, char** argv) {
       "calibrate", "Measure this machine's noise floor: the same plan timed as independent repeats");
   dnnbench::add_calibrate_options(*calibrate_cmd, calibrate);
 
+  dnnbench::ImportCommand import;
+  auto* import_cmd = app.add_subcommand(
+      "import",
+      "Convert MIOpenDriver lines, benchdnn descriptors and ONNX models into graphs + manifest.json");
+  dnnbench::add_import_options(*import_cmd, import);
+
+  dnnbench::ExportCommand export_command;
+  auto* export_cmd =
+      app.add_subcommand("export", "Write graphs in another tool's form (--miopen: MIOpenDriver lines)");
+  dnnbench::add_export_options(*export_cmd, export_command);
+
   app.add_subcommand("list-providers",
                      "List the providers built into this binary and their library versions");
 
@@ -43,6 +55,8 @@ int main(int argc, char** argv) {
     if (run_cmd->parsed()) return dnnbench::execute_run(run, command_line);
     if (list_cmd->parsed()) return dnnbench::execute_list_engines(list);
     if (calibrate_cmd->parsed()) return dnnbench::execute_calibrate(calibrate);
+    if (import_cmd->parsed()) return dnnbench::execute_import(import);
+    if (export_cmd->parsed()) return dnnbench::execute_export(export_command);
     return dnnbench::execute_list_providers();
   } catch (const dnnbench::UsageError& e) {
     std::cerr << "dnnbench: " << e.what() << "\n";
