@@ -237,7 +237,10 @@ Fields parse_fields(const std::string& desc, const std::vector<std::string_view>
     std::size_t end = at;
     while (end < desc.size() && std::isdigit(static_cast<unsigned char>(desc[end]))) ++end;
     const std::string key(matched);
-    const std::int64_t value = std::stoll(desc.substr(at, end - at));
+    const auto parsed = parse_size(desc.substr(at, end - at));
+    if (!parsed)
+      where.fail(fmt::format("descriptor `{}`: {}{} is out of range", desc, key, desc.substr(at, end - at)));
+    const std::int64_t value = *parsed;
     if (f.has(key) && f.values[key] != value)
       where.fail(
           fmt::format("descriptor `{}`: {} is given twice ({} and {})", desc, key, f.values[key], value));
@@ -314,10 +317,9 @@ std::vector<std::int64_t> nc_dims(std::int64_t n, std::int64_t c, const std::vec
 
 std::int64_t minibatch(const Problem& p, const Fields& f, const Where& where) {
   const std::string mb = p.get("mb", "0");
-  if (mb.empty() ||
-      !std::all_of(mb.begin(), mb.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
-    where.fail(fmt::format("--mb={}: expected a non-negative integer", mb));
-  const std::int64_t forced = std::stoll(mb);
+  const auto parsed = parse_size(mb);
+  if (!parsed) where.fail(fmt::format("--mb={}: expected a non-negative integer", mb));
+  const std::int64_t forced = *parsed;
   return forced > 0 ? forced : f.get("mb", 2);
 }
 
@@ -452,9 +454,10 @@ json convert_matmul(const Problem& p, const std::string& desc, const Where& wher
   for (const auto& part : parts) {
     std::vector<std::int64_t> d;
     for (const auto& n : split(part, 'x')) {
-      if (n.empty() || !std::all_of(n.begin(), n.end(), ::isdigit) || std::stoll(n) <= 0)
+      const auto size = parse_size(n);
+      if (!size || *size <= 0)
         where.fail(fmt::format("descriptor `{}`: `{}` is not a positive dimension", desc, n));
-      d.push_back(std::stoll(n));
+      d.push_back(*size);
     }
     if (d.size() < 2) where.fail(fmt::format("descriptor `{}`: `{}` needs at least 2 dims", desc, part));
     dims.push_back(d);
@@ -510,7 +513,10 @@ json convert_matmul(const Problem& p, const std::string& desc, const Where& wher
     const auto bias_type = benchdnn_dtype(bia_dt);
     if (!bias_type) throw NotImportable{fmt::format("--bia_dt={} is not imported", bia_dt)};
     // benchdnn's default bias mask is per column of the output (bit of the last dim).
-    const std::int64_t mask = std::stoll(p.get("bia_mask", std::to_string(1 << (r - 1))));
+    const auto mask_value = parse_size(p.get("bia_mask", std::to_string(1 << (r - 1))));
+    if (!mask_value)
+      where.fail(fmt::format("--bia_mask={}: expected a non-negative integer", p.get("bia_mask")));
+    const std::int64_t mask = *mask_value;
     std::vector<std::int64_t> bias_dims(r, 1);
     for (std::size_t d = 0; d < r; ++d)
       if (mask & (std::int64_t{1} << d)) bias_dims[d] = c[d];
@@ -593,9 +599,10 @@ json convert_lnorm(const Problem& p, const std::string& desc, const Where& where
   const auto parts = split(dims_text, ':');
   std::vector<std::int64_t> dims;
   for (const auto& d : split(parts[0], 'x')) {
-    if (d.empty() || !std::all_of(d.begin(), d.end(), ::isdigit) || std::stoll(d) <= 0)
+    const auto size = parse_size(d);
+    if (!size || *size <= 0)
       where.fail(fmt::format("descriptor `{}`: `{}` is not a positive dimension; expected AxBxC", desc, d));
-    dims.push_back(std::stoll(d));
+    dims.push_back(*size);
   }
   if (dims.size() < 2) where.fail(fmt::format("descriptor `{}`: expected at least 2 dims (AxC)", desc));
   const std::string dir = p.get("dir", "FWD_D");

@@ -626,8 +626,10 @@ ImportResult import_miopen_driver_text(const std::string& text, const std::strin
     std::int64_t count = 1;
     // A leading repeat count ("12 conv -n ..."), as logs of real models are summarised.
     if (!tokens.empty() && std::all_of(tokens[0].begin(), tokens[0].end(), ::isdigit)) {
-      count = std::stoll(tokens[0]);
-      if (count <= 0) error("the repeat count must be positive");
+      const auto parsed = parse_size(tokens[0]);
+      if (!parsed || *parsed <= 0)
+        error(fmt::format("the repeat count {} must be a positive integer", tokens[0]));
+      count = *parsed;
       ++at;
     }
     // "./bin/MIOpenDriver conv ...", or a log prefix ending in the driver's path.

@@ -1,5 +1,6 @@
 #include "input/text_lines.hpp"
 
+#include <charconv>
 #include <sstream>
 
 namespace dnnbench {
@@ -35,6 +36,15 @@ std::vector<SourceLine> source_lines(const std::string& text) {
     if (!out.tokens.empty()) lines.push_back(std::move(out));
   }
   return lines;
+}
+
+std::optional<std::int64_t> parse_size(std::string_view text) {
+  std::int64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || value < 0 ||
+      value > (std::int64_t{1} << 53))
+    return std::nullopt;
+  return value;
 }
 
 }  // namespace dnnbench

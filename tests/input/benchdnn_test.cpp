@@ -163,6 +163,9 @@ TEST_F(Benchdnn, MalformedInputNamesFileLineAndWhat) {
   EXPECT_NE(IMPORT_ERROR(import("--conv g3mb2ic8ih8oc8kh3")).find("g3 does not divide"), std::string::npos);
   EXPECT_NE(IMPORT_ERROR(import("--conv --batch=missing")).find("missing"), std::string::npos);
   EXPECT_NE(IMPORT_ERROR(import("--conv mb2ic8ih8oc8oh2kh3")).find("cannot come from"), std::string::npos);
+  EXPECT_NE(IMPORT_ERROR(import("--conv mb99999999999999999999ic8ih8oc8kh3")).find("out of range"),
+            std::string::npos);
+  EXPECT_NE(IMPORT_ERROR(import("--conv --mb=x mb2ic8ih8oc8kh3")).find("--mb=x"), std::string::npos);
 }
 
 }  // namespace

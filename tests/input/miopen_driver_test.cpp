@@ -212,6 +212,7 @@ TEST(MiopenDriver, UnknownAndConflictingFlagsNameFileLineAndFlag) {
             std::string::npos);
   EXPECT_NE(IMPORT_ERROR(miopen("pool -m median")).find("expected max or avg"), std::string::npos);
   EXPECT_NE(IMPORT_ERROR(miopen("-n 2 conv")).find("expected a MIOpenDriver command"), std::string::npos);
+  EXPECT_NE(IMPORT_ERROR(miopen("99999999999999999999 conv")).find("repeat count"), std::string::npos);
 }
 
 TEST(MiopenDriver, ExportWritesTheLineBack) {
