@@ -9,7 +9,8 @@ cd "$(dirname "$0")/.."
 # (libfmt-dev's .so links to it); toml++ (recipes) and libarchive (graph archives) with their
 # shared libraries.
 PACKAGES=(nlohmann-json3-dev libcli11-dev libfmt-dev libfmt9 libgtest-dev libtomlplusplus-dev libtomlplusplus3
-          libarchive-dev libarchive13)
+          libarchive-dev libarchive13
+          libonnx-dev libonnx1 libonnxifi libprotobuf-dev libprotobuf32 libprotobuf-lite32)  # the ONNX importer
 # Shared libraries libarchive needs that the GPU machine's own system may already have: kept
 # apart (.debs/fallback) and unpacked there only when its system lacks the soname, so that they
 # never shadow the system's copies.

@@ -11,18 +11,21 @@
 #include <iostream>
 #include <sstream>
 
+#include "cli/import_command.hpp"
 #include "cli/option_binder.hpp"
 #include "cli/progress.hpp"
 #include "cli/recipe.hpp"
 
 #include "graph/reader.hpp"
 #include "graph/validate.hpp"
+#include "input/import_inputs.hpp"
 #include "providers/registry.hpp"
 #include "report/console_report.hpp"
 #include "report/csv_report.hpp"
 #include "report/json_report.hpp"
 #include "run/calibration.hpp"
 #include "report/peaks.hpp"
+#include "report/model_summary.hpp"
 #include "run/graph_loader.hpp"
 #include "run/inputs.hpp"
 #include "run/interrupt.hpp"
@@ -213,9 +216,11 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
   const auto journal_file = journal_path(c);
   check_output_paths(c, journal_file);
   const auto resume = c.resume ? read_resume_journal(journal_file, fingerprint) : std::nullopt;
-  GraphInputs inputs;  // owns the folders archives are extracted into, until the run is over
+  const auto import_options = import_options_from(c.dims);
+  GraphInputs inputs;  // owns the folders archives and imports are extracted into, until the run is over
+  std::map<std::string, std::int64_t> layer_counts;  // of imported layers: the model summary
   try {
-    inputs = expand_graph_inputs(c.graphs, options.archive);
+    inputs = expand_inputs(c.graphs, options.archive, import_options, &layer_counts);
   } catch (const std::exception& e) {
     fmt::print(std::cerr, "dnnbench: {}\n", e.what());
     return kExitError;
@@ -281,11 +286,15 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
                strsignal(signal));
   attach_peaks(suite);
   print_suite_summary(std::cout, suite);
+  const auto model = model_summary(suite, layer_counts);
+  if (!options.dry_run) print_model_summary(std::cout, model);
   if (!c.output.empty() && options.dry_run) {
     if (!c.quiet) fmt::print(std::cout, "Dry run: nothing written to {}\n", c.output);
   } else if (!c.output.empty()) {
     try {
-      write_json_file(c.output, suite_to_json(suite));
+      auto doc = suite_to_json(suite);
+      if (!model.empty()) doc["model_summary"] = model_summary_to_json(model);
+      write_json_file(c.output, doc);
       if (!c.quiet) fmt::print(std::cout, "Results written to {}\n", c.output);
     } catch (const std::exception& e) {
       fmt::print(std::cerr, "dnnbench: {}\n", e.what());

@@ -34,6 +34,7 @@ struct RunCommand {
   std::string csv;  // --csv FILE: one line per row
   bool verbose = false, quiet = false;
   std::vector<std::string> skip_engines, ops;
+  std::vector<std::string> dims;  // --dim NAME=VALUE for ONNX sources (input/import.hpp)
   std::string config;             // --config recipe.toml
   std::string progress = "auto";  // auto | bar | lines | none
   bool dry_run = false;

@@ -7,6 +7,7 @@
 #include "cli/calibrate_command.hpp"
 #include "cli/commands.hpp"
 #include "cli/report_commands.hpp"
+#include "cli/import_command.hpp"
 #include "version/git_revision.hpp"
 
 namespace {
@@ -54,6 +55,17 @@ int main(int argc, char** argv) {
       "report", "Report a results file: console tables, CSV, or a self-contained HTML page");
   dnnbench::add_report_options(*report_cmd, report);
 
+  dnnbench::ImportCommand import;
+  auto* import_cmd = app.add_subcommand(
+      "import",
+      "Convert MIOpenDriver lines, benchdnn descriptors and ONNX models into graphs + manifest.json");
+  dnnbench::add_import_options(*import_cmd, import);
+
+  dnnbench::ExportCommand export_command;
+  auto* export_cmd =
+      app.add_subcommand("export", "Write graphs in another tool's form (--miopen: MIOpenDriver lines)");
+  dnnbench::add_export_options(*export_cmd, export_command);
+
   auto* providers_cmd = app.add_subcommand(
       "list-providers", "List the providers built into this binary and their library versions");
 
@@ -73,6 +85,8 @@ int main(int argc, char** argv) {
     if (calibrate_cmd->parsed()) return dnnbench::execute_calibrate(calibrate);
     if (compare_cmd->parsed()) return dnnbench::execute_compare(compare);
     if (report_cmd->parsed()) return dnnbench::execute_report(report);
+    if (import_cmd->parsed()) return dnnbench::execute_import(import);
+    if (export_cmd->parsed()) return dnnbench::execute_export(export_command);
     if (help_cmd->parsed()) return dnnbench::execute_help(app, help_topic);
     if (providers_cmd->parsed()) return dnnbench::execute_list_providers();
     return dnnbench::kExitUsage;

@@ -59,8 +59,16 @@ std::vector<RunOptionSpec> make_table() {
        .value_name = "INPUT",
        .help =
            "Graph files, folders, quoted globs ('graphs/**/*.json') or archives (.tar[.gz|.xz|.bz2], .tgz, "
-           ".zip); repeat or comma-separate",
+           ".zip), import manifests, or sources converted on the fly (MIOpenDriver command files, benchdnn "
+           "batch files, .onnx models; docs/import.md); repeat or comma-separate",
        .set = [](C& c, const V& v) { c.graphs = as_list(v); }},
+      {.flags = "--dim",
+       .key = "dims",
+       .group = kGraphs,
+       .kind = K::list,
+       .value_name = "NAME=VALUE",
+       .help = "Value of a symbolic ONNX dimension (repeat for each, e.g. --dim batch=8 --dim seq=128)",
+       .set = [](C& c, const V& v) { c.dims = as_list(v); }},
       {.flags = "--provider",
        .key = "providers",
        .group = kGraphs,

@@ -1,0 +1,109 @@
+#include "input/import_inputs.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "input/manifest.hpp"
+
+namespace dnnbench {
+namespace {
+
+namespace fs = std::filesystem;
+
+void append(GraphInputs& to, GraphInputs&& from) {
+  for (auto& input : from.inputs) to.inputs.push_back(std::move(input));
+  for (auto& folder : from.extraction_folders) to.extraction_folders.push_back(std::move(folder));
+}
+
+// The paths results will show: the source, with the graph's name when one source line made
+// several graphs (a MIOpenDriver line with -F 0 has three passes).
+std::vector<std::string> input_paths(const Manifest& manifest) {
+  std::map<std::string, int> uses;
+  for (const auto& g : manifest.graphs) ++uses[g.sources.front()];
+  std::vector<std::string> paths;
+  for (const auto& g : manifest.graphs)
+    paths.push_back(uses[g.sources.front()] > 1 ? fmt::format("{} ({})", g.sources.front(), g.name)
+                                                : g.sources.front());
+  return paths;
+}
+
+using Counts = std::map<std::string, std::int64_t>;
+
+void add_imported(GraphInputs& result, const std::string& part, SourceFormat format,
+                  const ImportOptions& options, Counts& counts) {
+  Manifest manifest;
+  try {
+    manifest = build_manifest({{part, import_source(part, format, options)}});
+  } catch (const std::exception& e) {
+    result.inputs.push_back({part, part, std::string(e.what())});
+    return;
+  }
+  auto folder = std::make_unique<ScopedTempDir>("dnnbench-import");
+  try {
+    write_manifest(folder->path(), manifest);
+  } catch (const std::exception& e) {
+    result.inputs.push_back({part, part, std::string(e.what())});
+    return;
+  }
+  const auto paths = input_paths(manifest);
+  for (std::size_t k = 0; k < manifest.graphs.size(); ++k) {
+    result.inputs.push_back({paths[k], folder->path() / manifest.graphs[k].file, std::nullopt});
+    counts[paths[k]] += manifest.graphs[k].count;
+  }
+  if (manifest.graphs.empty())
+    result.inputs.push_back(
+        {part, part,
+         fmt::format("{}: nothing in it could be imported ({} item(s) not imported; `dnnbench "
+                     "import` lists them with the reasons)",
+                     part, manifest.not_imported.size())});
+  result.extraction_folders.push_back(std::move(folder));
+}
+
+bool add_manifest(GraphInputs& result, const fs::path& path, Counts& counts) {
+  std::optional<std::vector<ManifestEntry>> entries;
+  try {
+    entries = read_manifest(path);
+  } catch (const std::exception& e) {
+    result.inputs.push_back({path.string(), path, std::string(e.what())});
+    return true;
+  }
+  if (!entries) return false;
+  for (const auto& entry : *entries) {
+    result.inputs.push_back({entry.source, entry.file, std::nullopt});
+    counts[entry.source] += entry.count;
+  }
+  return true;
+}
+
+}  // namespace
+
+GraphInputs expand_inputs(const std::vector<std::string>& arguments, const ArchiveLimits& limits,
+                          const ImportOptions& options, Counts* layer_counts) {
+  GraphInputs result;
+  Counts counts;
+  for (const auto& argument : arguments) {
+    std::stringstream parts(argument);
+    std::string part;
+    while (std::getline(parts, part, ',')) {
+      if (part.empty()) continue;
+      std::error_code ec;
+      const fs::path path(part);
+      if (fs::is_directory(path, ec) && fs::is_regular_file(path / std::string(kManifestFileName), ec) &&
+          add_manifest(result, path / std::string(kManifestFileName), counts))
+        continue;
+      if (path.filename() == std::string(kManifestFileName) && add_manifest(result, path, counts)) continue;
+      if (const auto format = detect_source_format(path)) {
+        add_imported(result, part, *format, options, counts);
+        continue;
+      }
+      append(result, expand_graph_inputs({part}, limits));
+    }
+  }
+  if (layer_counts) *layer_counts = std::move(counts);
+  return result;
+}
+
+}  // namespace dnnbench

@@ -1,0 +1,47 @@
+#pragma once
+// Helpers for the converters' tests: every imported graph must read back and validate with
+// dnnbench's own reader (the round trip), and errors must name the file and line.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "graph/errors.hpp"
+#include "graph/reader.hpp"
+#include "graph/validate.hpp"
+#include "input/import.hpp"
+
+namespace dnnbench::testing {
+
+// Reads an imported graph back through the reader and validates it (throws on failure).
+inline Graph round_trip(const nlohmann::json& graph) {
+  Graph parsed = parse_graph_json(graph.dump(), "imported");
+  validate_graph(parsed);
+  return parsed;
+}
+
+inline std::vector<std::int64_t> dims_of(const Graph& g, const std::string& name) {
+  for (const auto& t : g.tensors)
+    if (t.name == name) return t.dims;
+  ADD_FAILURE() << "no tensor " << name;
+  return {};
+}
+
+inline const TensorDesc& tensor_named(const Graph& g, const std::string& name) {
+  for (const auto& t : g.tensors)
+    if (t.name == name) return t;
+  throw std::runtime_error("no tensor " + name);
+}
+
+// The message of the InputError `statement` throws ("" when it throws none).
+#define IMPORT_ERROR(statement)                 \
+  [&]() -> std::string {                        \
+    try {                                       \
+      statement;                                \
+    } catch (const ::dnnbench::InputError& e) { \
+      return e.what();                          \
+    }                                           \
+    return "";                                  \
+  }()
+
+}  // namespace dnnbench::testing
