@@ -185,7 +185,10 @@ json row_to_json(const RowResult& row) {
           {"correctness", correctness_to_json(row.correctness)},
           {"oracle", oracle_to_json(row.oracle)},
           {"oracle_delta", delta_to_json(row.oracle_delta)},
-          {"oracle_error", opt(row.oracle_error)}};
+          {"oracle_error", opt(row.oracle_error)},
+          {"measured_by", row.measured_by
+                              ? json{{"rank", opt(row.measured_by->rank)}, {"host", row.measured_by->host}}
+                              : json(nullptr)}};
 }
 
 json graph_to_json(const GraphResult& g) {
