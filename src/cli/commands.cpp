@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "cli/distributed_command.hpp"
 #include "cli/measure_flags.hpp"
 #include "cli/progress.hpp"
 #include "cli/recipe.hpp"
@@ -243,6 +244,7 @@ void add_run_options(CLI::App& app, RunCommand& c) {
                  "Kill an isolated child running longer than this; its row becomes `timeout` (implies "
                  "--isolate graph)")
       ->check(CLI::PositiveNumber);
+  add_distribution_options(app, c);
   // Hidden: how an isolating parent starts its children (run/isolation.hpp).
   app.add_option("--isolated-child-graph", c.child_graph)->group("");
   app.add_option("--isolated-child-path", c.child_path)->group("");
@@ -282,6 +284,7 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
   if (options.oracle.aa_self_check) options.oracle.enabled = true;
   if (!c.child_graph.empty())
     return run_isolated_child({c.child_graph, c.child_path, c.child_journal, c.child_rows}, options);
+  if (const auto code = execute_run_under_mpi(c, command_line)) return *code;
 
   const auto isolation = resolve_isolation(c);
   const auto fingerprint = options_fingerprint(options);
@@ -295,6 +298,7 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
     return kExitError;
   }
   if (inputs.inputs.empty()) throw UsageError("no graph files found in the -g arguments");
+  const auto shard = shard_inputs(c, inputs.inputs);
 
   if (!c.quiet) print_run_header(options, inputs.inputs.size());
   auto warnings = oracle_warnings(options);
@@ -319,9 +323,11 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
     isolated = make_isolated_executor(isolation, c.timeout_s > 0 ? std::optional(c.timeout_s) : std::nullopt,
                                       {command_line.begin() + 1, command_line.end()});
   install_stop_signal_handlers();
-  auto suite = run_suite(inputs.inputs, options, fanout, {isolated.get(), resume ? &*resume : nullptr});
+  auto suite = run_suite(inputs.inputs, options, fanout,
+                         {isolated.get(), resume ? &*resume : nullptr, shard ? &*shard : nullptr});
   observer.finish();
   suite.metadata = collect_metadata(command_line, options);
+  if (shard) record_shard(c, *shard, suite);
   suite.metadata["warnings"] = warnings;
   suite.metadata["options"]["isolate"] = isolation_mode_name(isolation);
   suite.metadata["options"]["timeout_s"] =
@@ -407,6 +413,18 @@ int execute_list_providers() {
     }
   }
   return kExitOk;
+}
+
+IsolationMode run_isolation(const RunCommand& c) {
+  return resolve_isolation(c);
+}
+
+std::string run_journal_path(const RunCommand& c) {
+  return journal_path(c);
+}
+
+std::unique_ptr<RunObserver> make_run_console(const RunCommand& c) {
+  return std::make_unique<ConsoleObserver>(c.verbose, c.quiet, ProgressMode::none, c.dry_run);
 }
 
 }  // namespace dnnbench

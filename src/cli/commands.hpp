@@ -6,7 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "run/isolation.hpp"
 #include "run/run_options.hpp"
+#include "run/suite_runner.hpp"
 
 namespace dnnbench {
 
@@ -41,6 +43,10 @@ struct RunCommand {
   double timeout_s = 0;  // 0: none
   std::string child_graph, child_path, child_journal;  // hidden: this process is an isolated child
   std::size_t child_rows = 0;
+  // Distribution (docs/distributed.md, cli/distributed_command.hpp).
+  std::string shard;  // "I/N"; empty: the whole suite
+  bool allow_mixed_ranks = false, allow_shared_device = false;
+  double rank_timeout_s = 60;
   const CLI::App* app = nullptr;  // the parsed subcommand: which options the command line gave
 };
 
@@ -55,5 +61,10 @@ void add_list_engines_options(CLI::App& app, ListEnginesCommand& command);
 int execute_run(RunCommand& command, const std::vector<std::string>& command_line);
 int execute_list_engines(const ListEnginesCommand& command);
 int execute_list_providers();
+
+// For cli/distributed_command.cpp: the run's isolation, journal path and console sink.
+IsolationMode run_isolation(const RunCommand& command);
+std::string run_journal_path(const RunCommand& command);
+std::unique_ptr<RunObserver> make_run_console(const RunCommand& command);
 
 }  // namespace dnnbench

@@ -6,6 +6,7 @@
 
 #include "cli/calibrate_command.hpp"
 #include "cli/commands.hpp"
+#include "cli/distributed_command.hpp"
 #include "version/git_revision.hpp"
 
 int main(int argc, char** argv) {
@@ -30,6 +31,12 @@ int main(int argc, char** argv) {
       "calibrate", "Measure this machine's noise floor: the same plan timed as independent repeats");
   dnnbench::add_calibrate_options(*calibrate_cmd, calibrate);
 
+  dnnbench::MergeCommand merge;
+  auto* merge_cmd = app.add_subcommand(
+      "merge",
+      "Merge the results of one suite run in parts (--shard, MPI runs) into one file, each row once");
+  dnnbench::add_merge_options(*merge_cmd, merge);
+
   app.add_subcommand("list-providers",
                      "List the providers built into this binary and their library versions");
 
@@ -43,6 +50,7 @@ int main(int argc, char** argv) {
     if (run_cmd->parsed()) return dnnbench::execute_run(run, command_line);
     if (list_cmd->parsed()) return dnnbench::execute_list_engines(list);
     if (calibrate_cmd->parsed()) return dnnbench::execute_calibrate(calibrate);
+    if (merge_cmd->parsed()) return dnnbench::execute_merge(merge);
     return dnnbench::execute_list_providers();
   } catch (const dnnbench::UsageError& e) {
     std::cerr << "dnnbench: " << e.what() << "\n";
