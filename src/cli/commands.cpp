@@ -11,6 +11,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "cli/distributed_command.hpp"
 #include "cli/import_command.hpp"
 #include "cli/option_binder.hpp"
 #include "cli/progress.hpp"
@@ -210,6 +211,7 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
   if (!c.child_graph.empty())
     return run_isolated_child(
         {c.child_graph, c.child_path, c.child_journal, c.child_rows, c.child_dump_folder}, options);
+  if (const auto code = execute_run_under_mpi(c, command_line)) return *code;
 
   const auto isolation = resolve_isolation(c);
   const auto fingerprint = options_fingerprint(options);
@@ -226,6 +228,7 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
     return kExitError;
   }
   if (inputs.inputs.empty()) throw UsageError("no graph files found in the -g arguments");
+  const auto shard = shard_inputs(c, inputs.inputs);
 
   if (!c.quiet) print_run_header(options, inputs.inputs.size());
   auto warnings = oracle_warnings(options);
@@ -256,9 +259,11 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
   if (isolation != IsolationMode::none && !options.dry_run)
     isolated = make_isolated_executor(isolation, timeout_s, {command_line.begin() + 1, command_line.end()});
   install_stop_signal_handlers();
-  auto suite = run_suite(inputs.inputs, options, fanout, {isolated.get(), resume ? &*resume : nullptr});
+  auto suite = run_suite(inputs.inputs, options, fanout,
+                         {isolated.get(), resume ? &*resume : nullptr, shard ? &*shard : nullptr});
   observer.finish();
   suite.metadata = collect_metadata(command_line, options);
+  if (shard) record_shard(c, *shard, suite);
   suite.metadata["warnings"] = warnings;
   // Run-level timing: when it ran and how long the whole run took (loading, every row, isolation).
   suite.metadata["run_timing"] = {
@@ -395,6 +400,18 @@ int execute_help(CLI::App& app, const std::string& command) {
   }
   throw UsageError(
       fmt::format("help: no command '{}'; the commands are {}", command, fmt::join(names, ", ")));
+}
+
+IsolationMode run_isolation(const RunCommand& c) {
+  return resolve_isolation(c);
+}
+
+std::string run_journal_path(const RunCommand& c) {
+  return journal_path(c);
+}
+
+std::unique_ptr<RunObserver> make_run_console(const RunCommand& c) {
+  return std::make_unique<ConsoleObserver>(c.verbose, c.quiet, ProgressMode::none, c.dry_run);
 }
 
 }  // namespace dnnbench

@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "run/isolation.hpp"
 #include "run/run_options.hpp"
+#include "run/suite_runner.hpp"
 
 namespace dnnbench {
 
@@ -48,6 +50,10 @@ struct RunCommand {
   // The table's options on the parsed subcommand: which the command line gave, and their values.
   std::shared_ptr<const RunOptionBinder> binder;
   std::string child_dump_folder;
+  // Distribution (docs/distributed.md, cli/distributed_command.hpp).
+  std::string shard;  // "I/N"; empty: the whole suite
+  bool allow_mixed_ranks = false, allow_shared_device = false;
+  double rank_timeout_s = 60;
 };
 
 struct ListEnginesCommand {
@@ -63,5 +69,10 @@ int execute_list_engines(ListEnginesCommand& command);
 int execute_list_providers();
 // `dnnbench help [COMMAND]`: the help of the tool, or of one command.
 int execute_help(CLI::App& app, const std::string& command);
+
+// For cli/distributed_command.cpp: the run's isolation, journal path and console sink.
+IsolationMode run_isolation(const RunCommand& command);
+std::string run_journal_path(const RunCommand& command);
+std::unique_ptr<RunObserver> make_run_console(const RunCommand& command);
 
 }  // namespace dnnbench

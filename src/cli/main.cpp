@@ -8,6 +8,7 @@
 #include "cli/commands.hpp"
 #include "cli/report_commands.hpp"
 #include "cli/import_command.hpp"
+#include "cli/distributed_command.hpp"
 #include "version/git_revision.hpp"
 
 namespace {
@@ -66,6 +67,12 @@ int main(int argc, char** argv) {
       app.add_subcommand("export", "Write graphs in another tool's form (--miopen: MIOpenDriver lines)");
   dnnbench::add_export_options(*export_cmd, export_command);
 
+  dnnbench::MergeCommand merge;
+  auto* merge_cmd = app.add_subcommand(
+      "merge",
+      "Merge the results of one suite run in parts (--shard, MPI runs) into one file, each row once");
+  dnnbench::add_merge_options(*merge_cmd, merge);
+
   auto* providers_cmd = app.add_subcommand(
       "list-providers", "List the providers built into this binary and their library versions");
 
@@ -87,6 +94,7 @@ int main(int argc, char** argv) {
     if (report_cmd->parsed()) return dnnbench::execute_report(report);
     if (import_cmd->parsed()) return dnnbench::execute_import(import);
     if (export_cmd->parsed()) return dnnbench::execute_export(export_command);
+    if (merge_cmd->parsed()) return dnnbench::execute_merge(merge);
     if (help_cmd->parsed()) return dnnbench::execute_help(app, help_topic);
     if (providers_cmd->parsed()) return dnnbench::execute_list_providers();
     return dnnbench::kExitUsage;

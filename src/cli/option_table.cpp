@@ -43,6 +43,7 @@ const std::string kTiming = "Timing";
 const std::string kChecking = "Checking";
 const std::string kOracle = "Oracle";
 const std::string kOutput = "Output";
+const std::string kDistribution = "Distribution";
 const std::string kLimits = "Limits";
 const std::string kReliability = "Reliability";
 
@@ -386,6 +387,38 @@ std::vector<RunOptionSpec> make_table() {
        .min = 0,
        .max = 1,
        .set = [](C& c, const V& v) { c.options.oracle.min_effect = as_number(v); }},
+
+      // Distribution (docs/distributed.md).
+      {.flags = "--shard",
+       .key = "shard",
+       .group = kDistribution,
+       .kind = K::text,
+       .value_name = "I/N",
+       .help = "Run only part I of N of the suite (1 <= I <= N), split by estimated cost; for job arrays "
+               "without MPI. `dnnbench merge` joins the parts",
+       .set = [](C& c, const V& v) { c.shard = as_text(v); }},
+      {.flags = "--allow-mixed-ranks",
+       .key = "allow_mixed_ranks",
+       .group = kDistribution,
+       .kind = K::flag,
+       .help = "MPI runs: let ranks with differing devices, drivers or library versions run together",
+       .set = [](C& c, const V& v) { c.allow_mixed_ranks = as_flag(v); }},
+      {.flags = "--allow-shared-device",
+       .key = "allow_shared_device",
+       .group = kDistribution,
+       .kind = K::flag,
+       .help = "MPI runs: let several ranks share one GPU (their timings disturb each other)",
+       .set = [](C& c, const V& v) { c.allow_shared_device = as_flag(v); }},
+      {.flags = "--rank-timeout-s",
+       .key = "rank_timeout_s",
+       .group = kDistribution,
+       .kind = K::number,
+       .value_name = "S",
+       .help = "MPI runs: a rank silent this long is taken for dead; its graph goes to another rank",
+       .default_text = "60",
+       .min = 0,
+       .min_exclusive = true,
+       .set = [](C& c, const V& v) { c.rank_timeout_s = as_number(v); }},
 
       // Output.
       {.flags = "-o,--output",

@@ -244,6 +244,9 @@ RowResult row_from_json(const json& r) {
   row.oracle_delta = delta_from_json(at(r, "oracle_delta"));
   row.oracle_error = get_opt<std::string>(r, "oracle_error");
   row.peak = peak_from_json(at_or_null(r, "peak"));
+  // Optional when reading: results and journals written before it have no such key.
+  if (const auto it = r.find("measured_by"); it != r.end() && !it->is_null())
+    row.measured_by = MeasuredBy{get_opt<int>(*it, "rank"), get<std::string>(*it, "host")};
   return row;
 }
 

@@ -219,7 +219,10 @@ json row_to_json(const RowResult& row) {
           {"oracle", oracle_to_json(row.oracle)},
           {"oracle_delta", delta_to_json(row.oracle_delta)},
           {"oracle_error", opt(row.oracle_error)},
-          {"peak", peak_to_json(row.peak)}};
+          {"peak", peak_to_json(row.peak)},
+          {"measured_by", row.measured_by
+                              ? json{{"rank", opt(row.measured_by->rank)}, {"host", row.measured_by->host}}
+                              : json(nullptr)}};
 }
 
 json graph_to_json(const GraphResult& g) {

@@ -140,6 +140,11 @@ struct PeakFigures {
   std::string source;                      // where the figures come from, e.g. "table: ... at 1755 MHz"
 };
 
+struct MeasuredBy {
+  std::optional<int> rank;  // the MPI rank; unset for a --shard process
+  std::string host;
+};
+
 struct RowResult {
   std::string provider;
   std::optional<std::string> engine_id, engine_name;
@@ -174,6 +179,9 @@ struct RowResult {
   // The best plan the oracle found (the row's heuristic plan when none was faster), for the
   // graph regret; not written to the results.
   std::optional<PlanRef> best_plan;
+  // Which process measured the row: the MPI rank (docs/distributed.md) and host; unset in a
+  // single-process run.
+  std::optional<MeasuredBy> measured_by;
 
   bool passed() const { return status == RowStatus::success && correctness && correctness->passed; }
   bool validation_failed() const {
