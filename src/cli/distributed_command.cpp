@@ -29,7 +29,6 @@ std::string this_host() {
 
 }  // namespace
 
-
 std::optional<int> execute_run_under_mpi(RunCommand& c, const std::vector<std::string>& command_line) {
   if (launcher_world_size() <= 1) return std::nullopt;
   if (!c.shard.empty())

@@ -6,9 +6,9 @@
 
 #include "cli/calibrate_command.hpp"
 #include "cli/commands.hpp"
-#include "cli/report_commands.hpp"
-#include "cli/import_command.hpp"
 #include "cli/distributed_command.hpp"
+#include "cli/import_command.hpp"
+#include "cli/report_commands.hpp"
 #include "version/git_revision.hpp"
 
 namespace {

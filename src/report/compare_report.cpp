@@ -75,7 +75,10 @@ void print_comparison(std::ostream& out, const Comparison& c) {
       fmt::print(out, "{:<40} {:<8} {:<28} {:>7} {:>7} {:<28} {:<27} {}{}{}\n", p.graph, p.provider,
                  engines(p.pick_a, p.pick_b), rank_text(p.rank_a, p.engines_a),
                  rank_text(p.rank_b, p.engines_b), engines(p.best_a, p.best_b), ratio_text(p.pick_ratio),
-                 p.pick_verdict ? verdict_name(*p.pick_verdict) : "-", p.pick_changed ? "  pick changed" : "",
+                 p.pick_verdict ? verdict_name(*p.pick_verdict) : "-",
+                 !p.pick_changed        ? ""
+                 : p.pick_a == p.pick_b ? "  plan changed (same engine, other knobs)"
+                                        : "  pick changed",
                  p.best_changed ? "  best changed" : "");
   }
   fmt::print(out, "\n{} compared: {} FASTER, {} SLOWER, {} SAME, {} UNDECIDED, {} broken in B\n",
