@@ -11,6 +11,8 @@
 
 #include <toml++/toml.h>
 
+#include "graph/errors.hpp"
+
 namespace dnnbench {
 namespace {
 
@@ -40,32 +42,13 @@ std::string type_name(toml::node_type type) {
   return "nothing";
 }
 
-// Levenshtein distance, for "did you mean" on a misspelt key.
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
-// " (did you mean 'warmup'?)" for the closest known key, when it is close (a third of the
-// key's letters at most differ); empty otherwise.
+// " (did you mean 'warmup'?)" for the known key closest to a misspelt one (graph/errors.hpp's
+// rule, shared with the graph reader's suggestions); empty when none is close.
 std::string suggestion(const std::string& key) {
-  const RunOptionSpec* best = nullptr;
-  std::size_t best_distance = key.size() / 3 + 1;
-  for (const auto& spec : run_option_table()) {
-    const auto d = edit_distance(key, spec.key);
-    if (d < best_distance) best = &spec, best_distance = d;
-  }
-  return best ? fmt::format(" (did you mean '{}'?)", best->key) : "";
+  std::vector<std::string_view> keys;
+  for (const auto& spec : run_option_table()) keys.push_back(spec.key);
+  const auto best = closest_match(key, keys);
+  return best.empty() ? "" : fmt::format(" (did you mean '{}'?)", best);
 }
 
 // Reads one recipe: every error names the file, the line and column, and the key.
