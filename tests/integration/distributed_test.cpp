@@ -35,6 +35,14 @@ const std::vector<std::string> kMpiEnvironment{
     "OMP_NUM_THREADS=1",        kNoPrimitiveCache,
     "OMPI_MCA_memory=^patcher", "LSAN_OPTIONS=suppressions=" DNNBENCH_SOURCE_DIR "/tests/lsan.supp"};
 const std::vector<std::string> kSingleEnvironment{"OMP_NUM_THREADS=1", kNoPrimitiveCache};
+// A refused run leaves through MPI_Abort, before MPI_Finalize: Open MPI's plugins, already
+// unloaded when LeakSanitizer looks, leave allocations it can only name "<unknown module>", which
+// no suppression can match, and LeakSanitizer's exit code would replace the refusal's 2. Leak
+// checks are off for that path alone (the other ASan checks stay on).
+std::vector<std::string> without_leak_checks(std::vector<std::string> environment) {
+  environment.push_back("ASAN_OPTIONS=detect_leaks=0:abort_on_error=1");
+  return environment;
+}
 
 // With --enable-recovery (what lets a run outlive a dead rank), Open MPI 4.1's mpirun exits 0
 // whatever the ranks return: those tests read the exit code from the results instead.
@@ -367,7 +375,7 @@ TEST_F(Distributed, RanksWithOtherOptionsAreRefused) {
   argv.insert(argv.end(), {"--seed", "1", ":", "-np", "1", DNNBENCH_BINARY});
   for (const auto& a : suite_args(suite_, dir / "x.json")) argv.push_back(a);
   argv.insert(argv.end(), {"--seed", "2"});
-  Background run(argv, kMpiEnvironment, dir, "mpirun");
+  Background run(argv, without_leak_checks(kMpiEnvironment), dir, "mpirun");
   EXPECT_EQ(run.wait(), 2) << run.err();
   EXPECT_NE(run.err().find("runs with other options than rank 0"), std::string::npos) << run.err();
   EXPECT_FALSE(fs::exists(dir / "x.json"));
