@@ -50,13 +50,16 @@ class TempDir {
   std::filesystem::path path_;
 };
 
-// `environment`: "NAME=value" assignments for the child only (e.g. TMPDIR).
+// `environment`: "NAME=value" assignments for the child only (e.g. TMPDIR). `launcher`: words
+// before the binary (e.g. mpirun and its options).
 inline CliResult run_cli(const std::vector<std::string>& args,
-                         const std::vector<std::string>& environment = {}) {
+                         const std::vector<std::string>& environment = {},
+                         const std::vector<std::string>& launcher = {}) {
   TempDir dir;
   std::string command;
   for (const auto& assignment : environment) command += shell_quote(assignment) + " ";
   if (!environment.empty()) command = "env " + command;
+  for (const auto& word : launcher) command += shell_quote(word) + " ";
   command += shell_quote(DNNBENCH_BINARY);
   // Appended piecewise: `" " + std::string` trips GCC 12's false -Wrestrict at -O3 when inlined.
   for (const auto& a : args) {

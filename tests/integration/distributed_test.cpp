@@ -116,24 +116,7 @@ class Background {
 };
 
 CliResult run_mpi(int ranks, const std::vector<std::string>& args) {
-  // run_cli runs DNNBENCH_BINARY; here the program is mpirun, so go through the shell ourselves.
-  TempDir dir;
-  std::string command = "env";
-  for (const auto& e : kMpiEnvironment) command += " " + shell_quote(e);
-  for (const auto& a : mpirun(ranks)) command += " " + shell_quote(a);
-  command += " " + shell_quote(DNNBENCH_BINARY);
-  for (const auto& a : args) {
-    command += ' ';
-    command += shell_quote(a);
-  }
-  command += " >" + shell_quote((dir / "out").string()) + " 2>" + shell_quote((dir / "err").string()) +
-             " </dev/null";
-  const int status = std::system(command.c_str());
-  CliResult r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = read_text(dir / "out");
-  r.err = read_text(dir / "err");
-  return r;
+  return run_cli(args, kMpiEnvironment, mpirun(ranks));
 }
 
 json read_json(const fs::path& path) {
