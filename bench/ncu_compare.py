@@ -19,6 +19,9 @@ import statistics
 import sys
 
 MIN_KERNEL_US = 5.0
+# ncu's isolated-launch bracket holds ~1 us the kernel does not take (docs/methodology.md,
+# "Against Nsight Compute"): kernels from this long on have it under 3%.
+LONG_KERNEL_US = 35.0
 
 
 def executions_after_reference(run):
@@ -110,6 +113,7 @@ def main():
     print(f"{'graph':<48} {'ncu us':>8} " + " ".join(f"{'run' + str(i + 1):>8}" for i in range(len(picks)))
           + "  ratio(run1/ncu) cupti/ncu  spread  kernels")
     ratios, spreads, below, cupti_ratios = [], [], 0, []
+    long_ratios, cupti_gaps = [], []
     for name in names:
         if name not in ncu_us:
             print(f"{name:<48} {'-':>8}  (no ncu time)")
@@ -126,6 +130,9 @@ def main():
             spreads.append(spread)
             if not math.isnan(cr):
                 cupti_ratios.append(cr)
+                cupti_gaps.append(ncu_us[name] - cupti)
+            if ncu_us[name] >= LONG_KERNEL_US:
+                long_ratios.append(ratio)
         elif not counted:
             below += 1
         print(f"{name:<48} {ncu_us[name]:8.2f} " + " ".join(f"{t:8.2f}" for t in times)
@@ -138,10 +145,24 @@ def main():
         if cupti_ratios:
             print(f"CUPTI kernel sum/ncu over {len(cupti_ratios)} graphs: {quantiles(cupti_ratios)}; within +-3%: "
                   f"{sum(abs(r - 1) <= 0.03 for r in cupti_ratios)} of {len(cupti_ratios)}")
+        if cupti_gaps:
+            print(f"ncu - CUPTI kernel sum, us: {quantiles(cupti_gaps)}")
+        if long_ratios:
+            print(f"dnnbench/ncu over the {len(long_ratios)} graphs with kernels >= {LONG_KERNEL_US} us: "
+                  f"{quantiles(long_ratios)}; within +-3%: {sum(abs(r - 1) <= 0.03 for r in long_ratios)} "
+                  f"of {len(long_ratios)}")
         print(f"repeat runs (max/min - 1 of {len(picks)} runs' medians): {quantiles(spreads)}; "
               f"within 2%: {sum(s <= 0.02 for s in spreads)} of {len(spreads)}")
-        methods = sorted({p[2] for d in picks for p in d.values()})
+        methods = sorted({p[2].split("(")[0] for d in picks for p in d.values()})
         print(f"methods: {methods}")
+        pacing = {}
+        for d in reps:
+            for g in d["graphs"]:
+                for r in g["results"]:
+                    if r.get("timing"):
+                        key = r["timing"].get("pacing", "?").split(" (")[0]
+                        pacing[key] = pacing.get(key, 0) + 1
+        print(f"pacing over the repeat runs' rows: {pacing}")
 
 
 if __name__ == "__main__":

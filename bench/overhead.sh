@@ -47,6 +47,16 @@ if row_time:
     print(f"  inside rows {in_rows:.1f} s (of which other than build/warm-up/sampling: {in_rows - build - warm - sampling:.1f} s: "
           f"heuristic, bind, checked run, reference, re-check), outside rows {wall - in_rows:.1f} s "
           f"(process and library start, enumeration, fills, children)")
+stages = {}
+for r in rows:
+    for k, v in (r.get("stage_ms") or {}).items():
+        stages[k] = stages.get(k, 0) + v / 1e3
+if stages:
+    print("  per stage (s): " + ", ".join(f"{k} {v:.1f}" for k, v in sorted(stages.items(), key=lambda kv: -kv[1])))
+idle = sum(r["timing"].get("pacing_idle_ms", 0) for r in timed_rows) / 1e3
+paced = sum(1 for r in timed_rows if r["timing"].get("pacing", "off").startswith("duty"))
+print(f"  pacing: {paced} of {len(timed_rows)} rows paced, {idle:.1f} s idle "
+      f"(wall/timed without it {(wall - idle) / timed if timed else float('nan'):.2f}x)")
 stops = {}
 for r in timed_rows:
     stops[r["timing"].get("stop_reason", "?")] = stops.get(r["timing"].get("stop_reason", "?"), 0) + 1

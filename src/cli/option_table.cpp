@@ -260,6 +260,15 @@ std::vector<RunOptionSpec> make_table() {
        .help = "GPU: do not record the kernels a row ran (CUPTI; otherwise one extra sample after the "
                "measurement lists them with their durations)",
        .set = [](C& c, const V& v) { c.options.measure.kernel_activity = !as_flag(v); }},
+      {.flags = "--pacing",
+       .key = "pacing",
+       .group = kTiming,
+       .kind = K::choice,
+       .help = "GPU: idle gaps between timed samples (50% duty) so kernels run below the power cap: "
+               "when-capped (from the first warm-up clock reading the driver reports capped), always, off",
+       .default_text = std::string(pacing_name(d.measure.pacing)),
+       .choices = {"when-capped", "always", "off"},
+       .set = [](C& c, const V& v) { c.options.measure.pacing = *pacing_from_name(as_text(v)); }},
       {.flags = "--clock-tolerance",
        .key = "clock_tolerance",
        .group = kTiming,

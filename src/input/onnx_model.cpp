@@ -71,8 +71,7 @@ const std::map<std::string, std::string>& unary_ops() {
                                                       {"Reciprocal", "recip"},
                                                       {"Elu", "elu_fwd"},
                                                       {"Softplus", "softplus_fwd"},
-                                                      {"Gelu", "gelu_fwd"},
-                                                      {"Identity", "identity"}};
+                                                      {"Gelu", "gelu_fwd"}};
   return ops;
 }
 const std::map<std::string, std::string>& binary_ops() {
@@ -87,11 +86,13 @@ const std::set<std::string>& fusable_activations() {
   return ops;
 }
 // Ops that only move or reshape data, or compute shapes: listed as not imported, with this reason.
+// Identity is here: exporters emit it to alias shared weights (torch.onnx.export does, on
+// ResNet-50's batch-norm parameters), and no runtime computes it.
 const std::set<std::string>& data_movement_ops() {
   static const std::set<std::string> ops{"Reshape", "Transpose", "Flatten", "Squeeze", "Unsqueeze",
                                          "Concat",  "Split",     "Slice",   "Gather",  "Shape",
                                          "Cast",    "Expand",    "Pad",     "Tile",    "ConstantOfShape",
-                                         "Range",   "Where",     "Equal"};
+                                         "Range",   "Where",     "Equal",   "Identity"};
   return ops;
 }
 

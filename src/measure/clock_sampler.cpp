@@ -23,7 +23,12 @@ using NvmlByPciBusId = int (*)(const char*, NvmlDevice*);
 using NvmlClockInfo = int (*)(NvmlDevice, int, unsigned*);
 using NvmlTemperature = int (*)(NvmlDevice, int, unsigned*);
 using NvmlPowerUsage = int (*)(NvmlDevice, unsigned*);
+using NvmlEventReasons = int (*)(NvmlDevice, unsigned long long*);
 constexpr int kNvmlClockSm = 1, kNvmlClockMem = 2, kNvmlTemperatureGpu = 0;
+// nvmlClocksEventReason* bits that mean "the clocks are held down by power or heat": SW power
+// cap (0x4), HW slowdown (0x8), SW thermal (0x20), HW thermal (0x40), HW power brake (0x80).
+// Idle (0x1) and application-clock settings (0x2) are not a slowdown of a running kernel.
+constexpr unsigned long long kNvmlCappedReasons = 0x4 | 0x8 | 0x20 | 0x40 | 0x80;
 
 class NvmlClockSource final : public ClockSource {
  public:
@@ -42,6 +47,9 @@ class NvmlClockSource final : public ClockSource {
     clock_ = symbol<NvmlClockInfo>("nvmlDeviceGetClockInfo");
     temperature_ = symbol<NvmlTemperature>("nvmlDeviceGetTemperature");
     power_ = symbol<NvmlPowerUsage>("nvmlDeviceGetPowerUsage");
+    // The newer name first; drivers before R535 have only the "throttle" spelling.
+    reasons_ = symbol<NvmlEventReasons>("nvmlDeviceGetCurrentClocksEventReasons");
+    if (!reasons_) reasons_ = symbol<NvmlEventReasons>("nvmlDeviceGetCurrentClocksThrottleReasons");
     if (!init || !shutdown_ || !by_index || !clock_ || init() != 0) {
       shutdown_ = nullptr;
       return false;
@@ -60,6 +68,8 @@ class NvmlClockSource final : public ClockSource {
     if (clock_(device_, kNvmlClockMem, &value) == 0) r.mem_mhz = value;
     if (temperature_ && temperature_(device_, kNvmlTemperatureGpu, &value) == 0) r.temperature_c = value;
     if (power_ && power_(device_, &value) == 0) r.power_w = value / 1000.0;  // NVML reports mW
+    unsigned long long reasons = 0;
+    if (reasons_ && reasons_(device_, &reasons) == 0) r.capped = (reasons & kNvmlCappedReasons) ? 1.0 : 0.0;
     return r;
   }
   std::string description() const override { return fmt::format("NVML, device {}", name_); }
@@ -74,6 +84,7 @@ class NvmlClockSource final : public ClockSource {
   NvmlClockInfo clock_ = nullptr;
   NvmlTemperature temperature_ = nullptr;
   NvmlPowerUsage power_ = nullptr;
+  NvmlEventReasons reasons_ = nullptr;
   NvmlDevice device_ = nullptr;
   std::string name_;
 };
@@ -105,6 +116,7 @@ ClockSummary summarize_clocks(const std::vector<ClockReading>& readings, double 
   s.power_w = range_of(readings, &ClockReading::power_w);
   if (s.sm_mhz && s.sm_mhz->max > 0)
     s.clock_unstable = (s.sm_mhz->max - s.sm_mhz->min) / s.sm_mhz->max > sm_tolerance;
+  if (const auto capped = range_of(readings, &ClockReading::capped)) s.capped_fraction = capped->mean;
   return s;
 }
 
@@ -144,6 +156,11 @@ std::vector<ClockReading> ClockSampler::stop() {
 double ClockSampler::latest_sm_mhz() const {
   std::lock_guard lock(mutex_);
   return readings_.empty() ? kNaN : readings_.back().sm_mhz;
+}
+
+bool ClockSampler::latest_capped() const {
+  std::lock_guard lock(mutex_);
+  return !readings_.empty() && readings_.back().capped == 1.0;
 }
 
 void ClockSampler::loop() {

@@ -43,6 +43,9 @@ class ClockSampler {
   std::vector<ClockReading> stop();
   // The latest SM clock read (NaN before the first), for the steady-state warm-up.
   double latest_sm_mhz() const;
+  // Whether the latest reading says the power cap or heat held the clocks down (false when the
+  // driver does not say), for pacing (run/plan_session.cpp).
+  bool latest_capped() const;
 
  private:
   void loop();

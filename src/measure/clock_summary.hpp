@@ -2,6 +2,7 @@
 // What a GPU's clocks, temperature and power did during one row's measurement (read by
 // measure/clock_sampler.hpp; recorded in the row's timing).
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -10,6 +11,9 @@ namespace dnnbench {
 // One reading; a field the device does not report stays NaN.
 struct ClockReading {
   double sm_mhz, mem_mhz, temperature_c, power_w;
+  // 1 when the driver reports the clocks held down by the power cap or a thermal slowdown at the
+  // reading, 0 when not, NaN when it cannot say (NVML's clock event reasons).
+  double capped = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct MinMaxMean {
@@ -23,6 +27,9 @@ struct ClockSummary {
   // The SM clock's (max - min) / max exceeded the tolerance: the row's samples were taken at
   // different clocks and its spread is partly the clock's.
   bool clock_unstable = false;
+  // Fraction of the readings taken while the power cap or a thermal slowdown held the clocks
+  // down; nullopt when the driver does not say.
+  std::optional<double> capped_fraction;
 };
 
 // Summarizes readings; `sm_tolerance` is the relative SM clock movement still called stable.

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "reference/node_io.hpp"
-#include "reference/parallel.hpp"
+#include "tensor/parallel.hpp"
 #include "reference/reference.hpp"
 
 namespace dnnbench {

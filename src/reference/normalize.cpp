@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "reference/parallel.hpp"
+#include "tensor/parallel.hpp"
 
 namespace dnnbench::ref {
 

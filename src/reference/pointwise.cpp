@@ -6,7 +6,7 @@
 
 #include "reference/broadcast.hpp"
 #include "reference/node_io.hpp"
-#include "reference/parallel.hpp"
+#include "tensor/parallel.hpp"
 #include "reference/reference.hpp"
 
 namespace dnnbench {

@@ -152,14 +152,19 @@ void print_row_details(std::ostream& out, const RowResult& r) {
         t.warmup_steady ? "steady" : "not steady", t.elapsed_ms);
     if (t.clocks && t.clocks->sm_mhz)
       fmt::print(
-          out, "    clocks: SM {:.0f}-{:.0f} MHz{}{}{}\n", t.clocks->sm_mhz->min, t.clocks->sm_mhz->max,
+          out, "    clocks: SM {:.0f}-{:.0f} MHz{}{}{}{}\n", t.clocks->sm_mhz->min, t.clocks->sm_mhz->max,
           t.clocks->power_w
               ? fmt::format(", power {:.0f}-{:.0f} W", t.clocks->power_w->min, t.clocks->power_w->max)
               : "",
           t.clocks->temperature_c
               ? fmt::format(", {:.0f}-{:.0f} C", t.clocks->temperature_c->min, t.clocks->temperature_c->max)
               : "",
+          t.clocks->capped_fraction
+              ? fmt::format(", capped in {:.0f}% of readings", *t.clocks->capped_fraction * 100)
+              : "",
           t.clocks->clock_unstable ? " — CLOCK UNSTABLE while timed" : "");
+    if (t.pacing != "off" && t.pacing != "not needed")
+      fmt::print(out, "    pacing: {}, {:.1f} ms idle between samples\n", t.pacing, t.pacing_idle_ms);
   }
   if (r.correctness) {
     for (const auto& o : r.correctness->outputs)

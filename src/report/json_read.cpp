@@ -85,6 +85,7 @@ std::optional<ClockSummary> clocks_from_json(const json& c, const json& unstable
   out.temperature_c = range_from_json(at(c, "temperature_c"));
   out.power_w = range_from_json(at(c, "power_w"));
   out.clock_unstable = unstable.is_boolean() && unstable.get<bool>();
+  out.capped_fraction = get_if_present<double>(c, "capped_fraction");
   return out;
 }
 
@@ -125,6 +126,8 @@ std::optional<TimingInfo> timing_from_json(const json& t) {
   timing.elapsed_ms = num(t, "elapsed_ms");
   timing.timed_ms = get_if_present<double>(t, "timed_ms").value_or(0);
   timing.wall_ms = num(t, "wall_ms");
+  timing.pacing = get_if_present<std::string>(t, "pacing").value_or("off");
+  timing.pacing_idle_ms = get_if_present<double>(t, "pacing_idle_ms").value_or(0);
   timing.clocks = clocks_from_json(at(t, "clocks"), at(t, "clock_unstable"));
   timing.samples_ms = get_opt<std::vector<double>>(t, "samples_ms").value_or(std::vector<double>{});
   return timing;
@@ -225,6 +228,8 @@ RowResult row_from_json(const json& r) {
   row.plan_notes = get<std::vector<std::string>>(r, "plan_notes");
   row.fp32_math = get_if_present<std::string>(r, "fp32_math");
   row.row_time_ms = get_if_present<double>(r, "row_time_ms");
+  row.stage_ms =
+      get_if_present<std::map<std::string, double>>(r, "stage_ms").value_or(std::map<std::string, double>{});
   row.cpu_build_time_ms = get_opt<double>(r, "cpu_build_time_ms");
   row.bind_time_ms = get_opt<double>(r, "bind_time_ms");
   row.workspace_bytes = get_opt<std::int64_t>(r, "workspace_bytes");

@@ -35,7 +35,8 @@ json clocks_to_json(const std::optional<ClockSummary>& c) {
           {"sm_mhz", range_to_json(c->sm_mhz)},
           {"memory_mhz", range_to_json(c->mem_mhz)},
           {"temperature_c", range_to_json(c->temperature_c)},
-          {"power_w", range_to_json(c->power_w)}};
+          {"power_w", range_to_json(c->power_w)},
+          {"capped_fraction", c->capped_fraction ? json(*c->capped_fraction) : json(nullptr)}};
 }
 
 json timing_to_json(const std::optional<TimingInfo>& timing) {
@@ -56,6 +57,8 @@ json timing_to_json(const std::optional<TimingInfo>& timing) {
       {"elapsed_ms", timing->elapsed_ms},
       {"timed_ms", timing->timed_ms},
       {"wall_ms", timing->wall_ms},
+      {"pacing", timing->pacing},
+      {"pacing_idle_ms", timing->pacing_idle_ms},
       {"clocks", clocks_to_json(timing->clocks)},
       {"clock_unstable", timing->clocks ? json(timing->clocks->clock_unstable) : json(nullptr)},
       {"samples_ms", timing->samples_ms.empty() ? json(nullptr) : json(timing->samples_ms)}};
@@ -203,6 +206,7 @@ json row_to_json(const RowResult& row) {
           {"plan_notes", row.plan_notes},
           {"fp32_math", opt(row.fp32_math)},
           {"row_time_ms", opt(row.row_time_ms)},
+          {"stage_ms", row.stage_ms},
           {"cpu_build_time_ms", opt(row.cpu_build_time_ms)},
           {"bind_time_ms", opt(row.bind_time_ms)},
           {"workspace_bytes", opt(row.workspace_bytes)},

@@ -2,6 +2,7 @@
 // The results model: what a run produced. Runners fill it; sinks (console, JSON) only read it.
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -48,6 +49,10 @@ struct TimingInfo {
   double elapsed_ms = 0;       // elapsed time of the whole samples, batches included (what the caps count)
   double timed_ms = 0;         // time inside timed regions (per-execution figure x executions)
   double wall_ms = 0;          // wall time of the sampling loop (flushes, idle gaps, overheads included)
+  // Idle gaps between samples that keep the GPU under its power cap (--pacing): "off", "not
+  // needed" (auto, and the clocks were never capped in the warm-up), or "duty N% (...)".
+  std::string pacing = "off";
+  double pacing_idle_ms = 0;           // the gaps' total (part of wall_ms, outside every timed region)
   std::optional<ClockSummary> clocks;  // GPU clocks, temperature, power while sampling (NVML)
   std::vector<double> samples_ms;      // kept only with --save-samples
 };
@@ -160,6 +165,10 @@ struct RowResult {
   // Whole wall time spent on the row: heuristic, build, bind, checks, warm-up, measurement, and
   // the oracle when it ran (ms).
   std::optional<double> row_time_ms;
+  // Where row_time_ms went, by stage ("plan" = heuristic + build + bind, "check" = checked run
+  // with the reference when this row computed it, "warm-up", "measure", "kernel activity",
+  // "re-check", "oracle"), in ms: what bench/overhead.sh sums.
+  std::map<std::string, double> stage_ms;
   std::optional<double> cpu_build_time_ms, bind_time_ms;
   std::optional<std::int64_t> workspace_bytes;
   std::optional<Stats> host_stats, gpu_kernel_stats;

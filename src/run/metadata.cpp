@@ -256,6 +256,7 @@ nlohmann::json collect_metadata(const std::vector<std::string>& argv, const RunO
       {"batch", options.measure.batch ? nlohmann::json(*options.measure.batch) : nlohmann::json(nullptr)},
       {"per_execution_events", options.measure.per_execution_events},
       {"graph_replay", options.measure.graph_replay},
+      {"pacing", pacing_name(options.measure.pacing)},
       {"fill", fill_kind_name(options.fill)},
       {"fp32_math", fp32_math_name(options.fp32_math)},
       {"warmup_max_ms", options.measure.steady.max_ms},

@@ -54,6 +54,24 @@ std::string_view cache_mode_name(CacheMode mode) {
   return mode == CacheMode::cold ? "cold" : "hot";
 }
 
+std::string_view pacing_name(Pacing pacing) {
+  switch (pacing) {
+    case Pacing::off:
+      return "off";
+    case Pacing::always:
+      return "always";
+    case Pacing::when_capped:
+      break;
+  }
+  return "when-capped";
+}
+
+std::optional<Pacing> pacing_from_name(std::string_view name) {
+  for (auto p : {Pacing::off, Pacing::when_capped, Pacing::always})
+    if (pacing_name(p) == name) return p;
+  return std::nullopt;
+}
+
 PlanBuffers::PlanBuffers(const GraphData& data, Provider& provider, Stream& stream) : graph_(data.graph()) {
   for (const auto& [uid, tensor] : data.inputs()) tensors_.emplace(uid, tensor);
   for (auto uid : graph_.input_uids())
@@ -124,6 +142,23 @@ Correctness PlanSession::check_current_outputs(const RunOptions& options) {
   plan_->publish_outputs(stream_);
   stream_.synchronize();
   buffers_->fetch_outputs(provider_, stream_);
+  return compare_fetched_outputs(options);
+}
+
+Correctness PlanSession::recheck_outputs(const RunOptions& options) {
+  plan_->publish_outputs(stream_);
+  stream_.synchronize();
+  buffers_->fetch_outputs(provider_, stream_);
+  const bool same =
+      checked_ && std::all_of(checked_bytes_.begin(), checked_bytes_.end(), [&](const auto& kv) {
+        const auto& now = buffers_->host(kv.first);
+        return now.size_bytes() == kv.second.size() &&
+               std::equal(kv.second.begin(), kv.second.end(), now.data(), now.data() + now.size_bytes());
+      });
+  return same ? *checked_ : compare_fetched_outputs(options);
+}
+
+Correctness PlanSession::compare_fetched_outputs(const RunOptions& options) {
   const auto& graph = data_.graph();
   const ReferenceKind kind = data_.reference_kind_for(provider_.device());
   const auto& reference = data_.reference(kind);
@@ -167,7 +202,13 @@ Correctness PlanSession::check_current_outputs(const RunOptions& options) {
 Correctness PlanSession::checked_run(const RunOptions& options) {
   buffers_->poison_outputs(provider_, stream_);
   plan_->execute(stream_);
-  return check_current_outputs(options);
+  checked_ = check_current_outputs(options);
+  checked_bytes_.clear();
+  for (auto uid : data_.graph().output_uids()) {
+    const auto& t = buffers_->host(uid);
+    checked_bytes_[uid].assign(t.data(), t.data() + t.size_bytes());
+  }
+  return *checked_;
 }
 
 void PlanSession::set_measure_options(const MeasureOptions& options) {
@@ -178,6 +219,8 @@ void PlanSession::set_measure_options(const MeasureOptions& options) {
     if (!flusher_ && provider_.device() == DeviceKind::host) flusher_ = std::make_unique<HostLlcFlusher>();
     if (!flusher_) throw std::runtime_error("--cache-mode cold: the provider's stream has no cache flush");
   }
+  pacing_on_ = options.pacing == Pacing::always;
+  pacing_reason_ = pacing_on_ ? "--pacing always" : "";
   batch_ = options.batch.value_or(0);
   // A cold or isolated sample is one execution: a batch's later executions would find warm caches
   // or no idle gap, whatever --batch says.
@@ -218,23 +261,37 @@ void PlanSession::warm_up_until_steady(std::int64_t min_executions) {
   while (!detector.finished() && search.elapsed_ms() + next_sample_ms <= cap_ms) {
     HostTimer one;
     const auto s = take_sample(n);
-    next_sample_ms = one.elapsed_ms();
+    const double sample_ms = one.elapsed_ms();
     const double primary = std::isnan(s.kernel_ms) ? s.host_ms : s.kernel_ms;
     // Steadiness is judged on the timed figure; the --warmup-max-ms cap on elapsed time.
     detector.add(primary * static_cast<double>(n), sampler ? sampler->latest_sm_mhz() : std::nan(""),
                  s.host_ms * static_cast<double>(n));
     recent.push_back(s);
     warmup_executions_ += n;
+    // Samples taken at the capped clock are not this regime's: steadiness starts again, paced.
+    if (start_pacing_if_capped(sampler.get(), "warm-up")) {
+      detector = SteadyStateDetector(measure_options_.steady);
+      recent.clear();
+    }
+    next_sample_ms = sample_ms + pace(sample_ms);
   }
-  if (sampler) sampler->stop();
+  std::vector<ClockReading> readings;
+  if (sampler) readings = sampler->stop();
   warmup_steady_ = detector.steady();
   warmup_ms_ = timer.elapsed_ms();
   steady_samples_.clear();
+  steady_readings_.clear();
   if (warmup_steady_) {
     const auto keep = std::min<std::size_t>(
         recent.size(),
         static_cast<std::size_t>(measure_options_.steady.windows * measure_options_.steady.window_samples));
     steady_samples_.assign(recent.end() - static_cast<std::ptrdiff_t>(keep), recent.end());
+    // The readings of the kept samples' span: one per sampler period, plus the one at the end.
+    double span_ms = 0;
+    for (const auto& s : steady_samples_) span_ms += s.host_ms * static_cast<double>(n);
+    if (pacing_on_) span_ms /= measure_options_.pacing_duty;
+    const auto count = std::min(readings.size(), static_cast<std::size_t>(span_ms / kClockPeriodMs) + 1);
+    steady_readings_.assign(readings.end() - static_cast<std::ptrdiff_t>(count), readings.end());
   }
   // Re-size the batch from the warm timings when the estimate that chose it was far off (a
   // first execution runs cold); then the warm-up's samples, of another batch, are not reused.
@@ -249,6 +306,7 @@ void PlanSession::warm_up_until_steady(std::int64_t min_executions) {
     if (warm_batch * 2 > batch_ * 3 || warm_batch * 3 < batch_ * 2) {
       batch_ = warm_batch;
       steady_samples_.clear();
+      steady_readings_.clear();
     }
   }
 }
@@ -353,8 +411,32 @@ BatchReplay* PlanSession::replay_for(std::int64_t executions) {
 }
 
 double PlanSession::sample() {
-  const auto s = take_sample(batch());
+  const auto n = batch();
+  const auto s = take_sample(n);
+  pace(s.host_ms * static_cast<double>(n));
   return kernel_timer_ ? s.kernel_ms : s.host_ms;
+}
+
+double PlanSession::pace(double sample_ms) {
+  if (!pacing_on_ || sample_ms <= 0) return 0;
+  const double idle_ms = sample_ms * (1.0 / measure_options_.pacing_duty - 1.0);
+  stream_.synchronize();
+  std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(idle_ms));
+  return idle_ms;
+}
+
+bool PlanSession::start_pacing_if_capped(const ClockSampler* sampler, std::string_view where) {
+  if (pacing_on_ || measure_options_.pacing != Pacing::when_capped || !sampler || !sampler->latest_capped())
+    return false;
+  pacing_on_ = true;
+  pacing_reason_ = fmt::format("the driver reported the power cap or a thermal slowdown in the {}", where);
+  return true;
+}
+
+std::string PlanSession::pacing_text() const {
+  if (pacing_on_)
+    return fmt::format("duty {:.0f}% ({})", measure_options_.pacing_duty * 100.0, pacing_reason_);
+  return measure_options_.pacing == Pacing::off ? "off" : "not needed";
 }
 
 std::string PlanSession::method() const {
@@ -430,7 +512,7 @@ Measurement PlanSession::measure(StoppingRule& rule, bool keep_samples) {
     sampler->start();
   }
   HostTimer wall;
-  double timed_ms = 0;
+  double timed_ms = 0, idle_ms = 0;
   auto add = [&](const Sample& s) {
     host_samples.push_back(s.host_ms);
     if (kernel_timer_) kernel_samples.push_back(s.kernel_ms);
@@ -440,13 +522,27 @@ Measurement PlanSession::measure(StoppingRule& rule, bool keep_samples) {
     rule.add(primary, s.host_ms * static_cast<double>(n));
     timed_ms += primary * static_cast<double>(n);
   };
+  std::vector<ClockReading> readings;
   for (const auto& s : steady_samples_)
     if (!rule.finished()) add(s);
+  if (!steady_samples_.empty()) readings = steady_readings_;
   steady_samples_.clear();  // used once: a second measure() takes fresh samples
-  while (!rule.finished()) add(take_sample(n));
+  steady_readings_.clear();
+  while (!rule.finished()) {
+    const auto s = take_sample(n);
+    add(s);
+    start_pacing_if_capped(sampler.get(), "measurement");
+    idle_ms += pace(s.host_ms * static_cast<double>(n));
+  }
   Measurement m;
   m.timing.wall_ms = wall.elapsed_ms();
-  if (sampler) m.timing.clocks = summarize_clocks(sampler->stop(), measure_options_.clock_tolerance);
+  if (sampler) {
+    const auto taken = sampler->stop();
+    readings.insert(readings.end(), taken.begin(), taken.end());
+    m.timing.clocks = summarize_clocks(readings, measure_options_.clock_tolerance);
+  }
+  m.timing.pacing = pacing_text();
+  m.timing.pacing_idle_ms = idle_ms;
   m.host = summarize(host_samples);
   m.has_kernel = kernel_timer_ != nullptr;
   if (m.has_kernel) m.kernel = summarize(kernel_samples);

@@ -5,7 +5,9 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "measure/clock_sampler.hpp"
@@ -78,6 +80,11 @@ class PlanSession {
   Correctness checked_run(const RunOptions& options);
   // Compares the outputs the last execution left (after publishing them) with the reference.
   Correctness check_current_outputs(const RunOptions& options);
+  // The same after the measurement's repeated executions; when every output is bit for bit what
+  // the checked run left, the checked run's verdict stands without a second comparison (the
+  // comparison of a perf-sized output costs a tenth of a second; a deterministic plan repeats
+  // its bits).
+  Correctness recheck_outputs(const RunOptions& options);
   void warm_up(std::int64_t executions);
   // At least `min_executions`, then samples until the timings (and the SM clock, when sampled)
   // are steady or --warmup-max-ms is spent; records what it did for measure()'s TimingInfo.
@@ -96,10 +103,19 @@ class PlanSession {
     double host_ms, kernel_ms;  // per execution; kernel_ms is NaN without a kernel timer
   };
   std::int64_t batch();
+  // Compares the host copies of the outputs with the reference.
+  Correctness compare_fetched_outputs(const RunOptions& options);
   bool single_execution_samples() const;
   Sample take_sample(std::int64_t executions);
   Sample take_split_sample(std::int64_t executions);
   std::string method() const;
+  // After a sample of `sample_ms` wall time: with pacing on, idles so the device's duty cycle
+  // stays at --pacing's duty; returns the idle time.
+  double pace(double sample_ms);
+  // --pacing when-capped: turns pacing on when the latest clock reading says the device is
+  // capped; true when it did.
+  bool start_pacing_if_capped(const ClockSampler* sampler, std::string_view where);
+  std::string pacing_text() const;
   // The graph replay for a batch of `executions`, captured on first use; nullptr when this
   // sample is not replayed (not a device batch, --no-graph-replay, or capture failed).
   BatchReplay* replay_for(std::int64_t executions);
@@ -127,6 +143,14 @@ class PlanSession {
   // of the measurement, so a row on an already steady device pays no extra warm-up. Empty when
   // the warm-up did not end steady or the batch changed after it.
   std::vector<Sample> steady_samples_;
+  // The clock readings taken while steady_samples_ were, so a row whose samples are mostly the
+  // warm-up's still records the clocks they ran at.
+  std::vector<ClockReading> steady_readings_;
+  // The checked run's outputs and verdict, for recheck_outputs.
+  std::map<std::int64_t, std::vector<std::byte>> checked_bytes_;
+  std::optional<Correctness> checked_;
+  bool pacing_on_ = false;
+  std::string pacing_reason_;
 };
 
 // True when an engine's notes say it computes fp32 data in TF32.

@@ -61,8 +61,13 @@ RowResult run_row(GraphData& data, Provider& provider, Stream& stream, const Eng
   row.analytical_flops = data.cost().flops;
   row.analytical_io_bytes = data.cost().min_bytes;
   row.fp32_math = fp32_math_of(graph, engine);
-  HostTimer row_timer;
+  HostTimer row_timer, stage_timer;
   const char* stage = "heuristic";
+  // Closes the stage that ran since the last call under `name`.
+  auto lap = [&](const char* name) {
+    row.stage_ms[name] += stage_timer.elapsed_ms();
+    stage_timer.restart();
+  };
   std::optional<PlanSpec> heuristic;
   try {
     heuristic = provider.heuristic_plan(graph, engine);
@@ -80,17 +85,23 @@ RowResult run_row(GraphData& data, Provider& provider, Stream& stream, const Eng
     row.bind_time_ms = session.bind_ms();
     row.plan_notes = session.plan().notes();
 
+    lap("plan");
+
     // Checked run: the first execution, on poisoned outputs, so unwritten elements fail.
     stage = "execute";
     row.correctness = session.checked_run(options);
+    lap("check");
 
     stage = "warm-up";
     session.warm_up_until_steady(options.warmup);
+    lap("warm-up");
     stage = "measure";
     auto rule = make_stopping_rule(options);
     auto m = session.measure(*rule, options.save_samples);
+    lap("measure");
     stage = "kernel activity";
     session.record_kernels(m);
+    lap("kernel activity");
     row.kernels = m.kernels;
     row.kernel_sum_stats = m.kernel_sum;
     row.host_stats = m.host;
@@ -101,13 +112,14 @@ RowResult run_row(GraphData& data, Provider& provider, Stream& stream, const Eng
     // output and state carried between executions).
     stage = "re-check";
     if (row.correctness->passed) {
-      auto again = session.check_current_outputs(options);
+      auto again = session.recheck_outputs(options);
       if (!again.passed) {
         for (auto& o : again.outputs)
           if (!o.passed) o.first_mismatch = "after repeated executions: " + o.first_mismatch;
         row.correctness = std::move(again);
       }
     }
+    lap("re-check");
     if (options.dump_tensors_dir) dump_outputs(data, session.buffers(), row, *options.dump_tensors_dir);
   } catch (const Unsupported& e) {
     row.status = RowStatus::skipped;
@@ -117,8 +129,11 @@ RowResult run_row(GraphData& data, Provider& provider, Stream& stream, const Eng
     row.error_message = fmt::format("{} failed: {}", stage, e.what());
   }
   // The oracle runs after the OOTB pass and never changes its fields, status or exit code.
-  if (options.oracle.enabled && row.status == RowStatus::success && heuristic)
+  if (options.oracle.enabled && row.status == RowStatus::success && heuristic) {
+    stage_timer.restart();
     run_oracle(data, provider, stream, engine, *heuristic, options, row);
+    lap("oracle");
+  }
   row.row_time_ms = row_timer.elapsed_ms();
   return row;
 }

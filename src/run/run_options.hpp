@@ -29,6 +29,10 @@ std::string_view fp32_math_name(Fp32Math math);
 
 enum class CacheMode { hot, cold };
 std::string_view cache_mode_name(CacheMode mode);
+// Idle gaps between timed samples so the GPU runs below its power cap (--pacing).
+enum class Pacing { off, when_capped, always };
+std::string_view pacing_name(Pacing pacing);
+std::optional<Pacing> pacing_from_name(std::string_view name);
 
 // How each sample is taken (docs/methodology.md says what the resulting time means).
 struct MeasureOptions {
@@ -54,6 +58,15 @@ struct MeasureOptions {
   // GPU: after the measurement, one more sample with CUPTI kernel activity on, for the row's
   // kernels[] and kernel_sum_stats (--no-kernel-activity: none; also none where CUPTI is absent).
   bool kernel_activity = true;
+  // Under sustained load the H200 sits at its power cap and its SM clock falls 13-27% below boost,
+  // so a long kernel's time depends on what ran before it (shared/reference/ANCHORS.md). With
+  // pacing, each sample is followed by an idle gap that keeps the device's duty cycle at
+  // `pacing_duty`. when_capped (default): from the first warm-up reading in which the driver
+  // reports the power cap or a thermal slowdown on; always; off. The 50% duty: a 4096x4096x11008
+  // fp16 GEMM (0.5 ms) ran at 1440 MHz and 598 us back to back, at 1965 MHz and 511 us with 50%
+  // duty, 1980 MHz and 509 us with 25%; Nsight Compute read 503-505 us (bench/RESULTS.md).
+  Pacing pacing = Pacing::when_capped;
+  double pacing_duty = 0.5;
   SteadyStateLimits steady;  // warm-up until steady; max_ms is --warmup-max-ms
   // The SM clock's relative movement during sampling above which a row is flagged clock_unstable.
   double clock_tolerance = 0.02;

@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
+#include <vector>
+
+#include "tensor/parallel.hpp"
 
 namespace dnnbench {
 
@@ -66,18 +69,17 @@ std::string index_text(const std::vector<std::int64_t>& dims, std::int64_t linea
   return fmt::format("[{}]", fmt::join(index, ","));
 }
 
-}  // namespace
+// The figures of one contiguous range of elements; ranges merge in order.
+struct PartialCompare {
+  double max_abs_diff = 0, max_rel_diff = 0, diff_sq = 0, ref_sq = 0;
+  std::int64_t mismatches = 0, nonfinite = 0;
+  std::int64_t first_mismatch = -1;  // its index; -1: none in the range
+};
 
-CompareResult compare_values(const Dense& out, const Dense& ref, const Tolerance& tol) {
-  CompareResult r;
-  r.elements = ref.size();
-  if (out.dims != ref.dims) {
-    r.passed = false;
-    r.first_mismatch = "shapes differ";
-    return r;
-  }
-  double diff_sq = 0, ref_sq = 0;
-  for (std::int64_t i = 0; i < ref.size(); ++i) {
+PartialCompare compare_range(const Dense& out, const Dense& ref, const Tolerance& tol, std::int64_t begin,
+                             std::int64_t end) {
+  PartialCompare r;
+  for (std::int64_t i = begin; i < end; ++i) {
     const double got = out.data[static_cast<std::size_t>(i)];
     const double want = ref.data[static_cast<std::size_t>(i)];
     bool ok;
@@ -90,15 +92,60 @@ CompareResult compare_values(const Dense& out, const Dense& ref, const Tolerance
       const double rel_diff = want != 0 ? abs_diff / std::abs(want) : (abs_diff == 0 ? 0 : INFINITY);
       r.max_abs_diff = std::max(r.max_abs_diff, abs_diff);
       if (std::isfinite(rel_diff)) r.max_rel_diff = std::max(r.max_rel_diff, rel_diff);
-      diff_sq += abs_diff * abs_diff;
-      ref_sq += want * want;
+      r.diff_sq += abs_diff * abs_diff;
+      r.ref_sq += want * want;
       ok = abs_diff <= tol.atol + tol.rtol * std::abs(want);
     }
     if (!ok) {
-      if (r.mismatches == 0)
-        r.first_mismatch = fmt::format("index {}: got {}, expected {}", index_text(ref.dims, i), got, want);
+      if (r.mismatches == 0) r.first_mismatch = i;
       ++r.mismatches;
     }
+  }
+  return r;
+}
+
+// Below this many elements one thread is faster than starting the others.
+constexpr std::int64_t kParallelElements = 1 << 16;
+
+}  // namespace
+
+CompareResult compare_values(const Dense& out, const Dense& ref, const Tolerance& tol) {
+  CompareResult r;
+  r.elements = ref.size();
+  if (out.dims != ref.dims) {
+    r.passed = false;
+    r.first_mismatch = "shapes differ";
+    return r;
+  }
+  // A perf-sized output (25 M elements) is compared in chunks over the cores; the chunks are
+  // fixed by the element count and the thread count, so the sums are the same run to run.
+  std::vector<PartialCompare> parts;
+  if (ref.size() < kParallelElements) {
+    parts.push_back(compare_range(out, ref, tol, 0, ref.size()));
+  } else {
+    const std::int64_t chunks = std::min<std::int64_t>(ref.size(), 4 * reference_threads());
+    parts.resize(static_cast<std::size_t>(chunks));
+    parallel_for(chunks, [&](std::int64_t first, std::int64_t last) {
+      for (std::int64_t c = first; c < last; ++c)
+        parts[static_cast<std::size_t>(c)] =
+            compare_range(out, ref, tol, ref.size() * c / chunks, ref.size() * (c + 1) / chunks);
+    });
+  }
+  double diff_sq = 0, ref_sq = 0;
+  std::int64_t first = -1;
+  for (const auto& p : parts) {
+    r.max_abs_diff = std::max(r.max_abs_diff, p.max_abs_diff);
+    r.max_rel_diff = std::max(r.max_rel_diff, p.max_rel_diff);
+    diff_sq += p.diff_sq;
+    ref_sq += p.ref_sq;
+    r.nonfinite += p.nonfinite;
+    if (first < 0 && p.first_mismatch >= 0) first = p.first_mismatch;
+    r.mismatches += p.mismatches;
+  }
+  if (first >= 0) {
+    const auto at = static_cast<std::size_t>(first);
+    r.first_mismatch =
+        fmt::format("index {}: got {}, expected {}", index_text(ref.dims, first), out.data[at], ref.data[at]);
   }
   r.norm_rel_error = ref_sq > 0 ? std::sqrt(diff_sq / ref_sq) : std::sqrt(diff_sq);
   if (r.nonfinite > 0) r.norm_rel_error = INFINITY;

@@ -32,17 +32,21 @@ class HostTensor {
   std::vector<std::byte, PageAligned<std::byte>> bytes_;  // page-aligned: see page_aligned.hpp
 };
 
-// Calls fn(logical_linear_index, storage_offset) for every element of `desc` in C order.
+// Calls fn(logical_linear_index, storage_offset) for the elements whose logical (C-order) index
+// is in [begin, end), in order.
 template <class Fn>
-void for_each_element(const std::vector<std::int64_t>& dims, const std::vector<std::int64_t>& strides,
-                      Fn&& fn) {
+void for_each_element_in(const std::vector<std::int64_t>& dims, const std::vector<std::int64_t>& strides,
+                         std::int64_t begin, std::int64_t end, Fn&& fn) {
   const std::size_t rank = dims.size();
-  std::int64_t total = 1;
-  for (auto d : dims) total *= d;
-  if (total == 0) return;
+  if (begin >= end) return;
   std::vector<std::int64_t> index(rank, 0);
   std::int64_t offset = 0;
-  for (std::int64_t linear = 0; linear < total; ++linear) {
+  for (std::size_t k = rank, rest = static_cast<std::size_t>(begin); k-- > 0;) {
+    index[k] = static_cast<std::int64_t>(rest % static_cast<std::size_t>(dims[k]));
+    rest /= static_cast<std::size_t>(dims[k]);
+    offset += index[k] * strides[k];
+  }
+  for (std::int64_t linear = begin; linear < end; ++linear) {
     fn(linear, offset);
     for (std::size_t k = rank; k-- > 0;) {
       if (++index[k] < dims[k]) {
@@ -53,6 +57,15 @@ void for_each_element(const std::vector<std::int64_t>& dims, const std::vector<s
       index[k] = 0;
     }
   }
+}
+
+// Calls fn(logical_linear_index, storage_offset) for every element of `desc` in C order.
+template <class Fn>
+void for_each_element(const std::vector<std::int64_t>& dims, const std::vector<std::int64_t>& strides,
+                      Fn&& fn) {
+  std::int64_t total = 1;
+  for (auto d : dims) total *= d;
+  for_each_element_in(dims, strides, 0, total, fn);
 }
 
 }  // namespace dnnbench

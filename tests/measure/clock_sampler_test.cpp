@@ -30,6 +30,39 @@ TEST(ClockSummary, ASteadyClockIsNotFlagged) {
   EXPECT_DOUBLE_EQ(s.power_w->max, 699);
 }
 
+TEST(ClockSummary, CappedFractionCountsOnlyReadingsThatSay) {
+  const auto s = summarize_clocks({{1440, 2619, 60, 690, 1},
+                                   {1455, 2619, 61, 699, 1},
+                                   {1980, 2619, 55, 400, 0},
+                                   {1980, 2619, 55, 400, kNaN},
+                                   {1700, 2619, 60, 695, 1}},
+                                  0.02);
+  ASSERT_TRUE(s.capped_fraction);
+  EXPECT_DOUBLE_EQ(*s.capped_fraction, 0.75);  // 3 of the 4 readings that report it
+  EXPECT_FALSE(summarize_clocks({{1980, 2619, 40, 300}}, 0.02).capped_fraction);  // never reported
+}
+
+// Reports the power cap from the third reading on.
+class CappingSource final : public ClockSource {
+ public:
+  ClockReading read() override {
+    ++reads;
+    return {1980.0, kNaN, kNaN, kNaN, reads >= 3 ? 1.0 : 0.0};
+  }
+  std::string description() const override { return "capping"; }
+  std::atomic<int> reads{0};
+};
+
+TEST(ClockSampler, LatestCappedFollowsTheLastReading) {
+  CappingSource source;
+  ClockSampler sampler(source, 1);
+  EXPECT_FALSE(sampler.latest_capped());  // no reading yet
+  sampler.start();
+  while (source.reads.load() < 4) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_TRUE(sampler.latest_capped());
+  sampler.stop();
+}
+
 class CountingSource final : public ClockSource {
  public:
   ClockReading read() override {

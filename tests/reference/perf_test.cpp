@@ -9,7 +9,7 @@
 #include <functional>
 #include <string>
 
-#include "reference/parallel.hpp"
+#include "tensor/parallel.hpp"
 #include "reference_test_support.hpp"
 
 namespace dnnbench::testing {

@@ -41,13 +41,16 @@ RowResult full_row() {
                           12.5,
                           11.0,
                           20.0,
+                          "duty 50% (the driver reported the power cap or a thermal slowdown in the warm-up)",
+                          9.5,
                           ClockSummary{4, MinMaxMean{1700, 1980, 1800}, MinMaxMean{2619, 2619, 2619},
-                                       MinMaxMean{40, 45, 42}, std::nullopt, true},
+                                       MinMaxMean{40, 45, 42}, std::nullopt, true, 0.25},
                           {1.0, 2.0}};
   row.fp32_math = "tf32";
   row.kernels = {KernelSummary{"nvjet_sm90_hsh_64x384", {132, 1, 1}, {384, 1, 1}, 1, 0.0071}};
   row.kernel_sum_stats = summarize({0.0071, 0.0072});
   row.row_time_ms = 42.5;
+  row.stage_ms = {{"plan", 1.5}, {"check", 20.0}, {"measure", 21.0}};
   row.analytical_flops = 2e9;
   row.analytical_io_bytes = 3e6;
   Correctness c;

@@ -77,6 +77,44 @@ TEST(MeasurementModes, LatencyIdlesBeforeEachExecution) {
   EXPECT_GE(row.timing->wall_ms, 5 * 3.0);
 }
 
+TEST(MeasurementModes, PacingAlwaysIdlesAsLongAsItSamples) {
+  auto options = quick_options();
+  options.measure.pacing = Pacing::always;
+  options.measure.batch = 200;  // samples of a few ms, so the idle time is measurable
+  const auto row = run_reference_row(options);
+  ASSERT_EQ(row.status, RowStatus::success) << row.error_message.value_or("");
+  EXPECT_NE(row.timing->pacing.find("duty 50%"), std::string::npos) << row.timing->pacing;
+  // At 50% duty each sample is followed by as long an idle gap: the gaps are about the samples'
+  // own elapsed time, and both sit inside the loop's wall time.
+  EXPECT_NEAR(row.timing->pacing_idle_ms, row.timing->elapsed_ms, 0.2 * row.timing->elapsed_ms + 1);
+  EXPECT_GE(row.timing->wall_ms, row.timing->elapsed_ms + row.timing->pacing_idle_ms * 0.9);
+}
+
+TEST(MeasurementModes, PacingWhenCappedNeedsAClockThatSaysSo) {
+  // A host provider has no GPU sensors: the default pacing never starts.
+  const auto row = run_reference_row(quick_options());
+  ASSERT_EQ(row.status, RowStatus::success) << row.error_message.value_or("");
+  EXPECT_EQ(row.timing->pacing, "not needed");
+  EXPECT_EQ(row.timing->pacing_idle_ms, 0);
+  auto off = quick_options();
+  off.measure.pacing = Pacing::off;
+  EXPECT_EQ(run_reference_row(off).timing->pacing, "off");
+}
+
+TEST(MeasurementModes, StageTimesAddUpToTheRowTime) {
+  const auto row = run_reference_row(quick_options());
+  ASSERT_EQ(row.status, RowStatus::success) << row.error_message.value_or("");
+  double sum = 0;
+  for (const char* stage : {"plan", "check", "warm-up", "measure", "kernel activity", "re-check"}) {
+    ASSERT_TRUE(row.stage_ms.count(stage)) << stage;
+    sum += row.stage_ms.at(stage);
+  }
+  EXPECT_FALSE(row.stage_ms.count("oracle"));  // did not run
+  ASSERT_TRUE(row.row_time_ms);
+  EXPECT_LE(sum, *row.row_time_ms + 1e-6);
+  EXPECT_GE(sum, 0.9 * *row.row_time_ms - 0.5);  // little happens outside the stages
+}
+
 TEST(MeasurementModes, ForcedBatchIsUsed) {
   auto options = quick_options();
   options.measure.batch = 4;

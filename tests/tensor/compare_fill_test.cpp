@@ -36,6 +36,31 @@ TEST(Compare, ReportsErrorsAndFirstMismatchIndex) {
   EXPECT_NE(r.first_mismatch.find("[1,1]"), std::string::npos) << r.first_mismatch;
 }
 
+TEST(Compare, LargeOutputsSplitOverThreadsGiveTheSerialFigures) {
+  // 3 x 100000 elements: compared in chunks over the cores. Mismatches in two chunks, a NaN in a
+  // third: the first mismatch is the lowest index, counts add, norms are the whole tensor's.
+  const std::int64_t n = 3 * 100000;
+  Dense ref({3, 100000}), out({3, 100000});
+  for (std::int64_t i = 0; i < n; ++i) {
+    ref.data[static_cast<std::size_t>(i)] = 1.0 + static_cast<double>(i % 7);
+    out.data[static_cast<std::size_t>(i)] = ref.data[static_cast<std::size_t>(i)];
+  }
+  out.data[250001] += 0.5;
+  out.data[150000] += 0.25;
+  out.data[299999] = std::nan("");
+  const auto r = compare_values(out, ref, {1e-3, 1e-3, ""});
+  EXPECT_FALSE(r.passed);
+  EXPECT_EQ(r.mismatches, 3);
+  EXPECT_EQ(r.nonfinite, 1);
+  EXPECT_DOUBLE_EQ(r.max_abs_diff, 0.5);
+  EXPECT_NE(r.first_mismatch.find("[1,50000]"), std::string::npos) << r.first_mismatch;
+  EXPECT_TRUE(std::isinf(r.norm_rel_error));  // a NaN where the reference is finite
+  out.data[299999] = ref.data[299999];
+  double diff_sq = 0.5 * 0.5 + 0.25 * 0.25, ref_sq = 0;
+  for (double v : ref.data) ref_sq += v * v;
+  EXPECT_NEAR(compare_values(out, ref, {1e-3, 1e-3, ""}).norm_rel_error, std::sqrt(diff_sq / ref_sq), 1e-12);
+}
+
 TEST(Compare, ToleranceIsAbsolutePlusRelative) {
   const Tolerance tol{0.1, 0.01, ""};
   EXPECT_TRUE(compare_values(dense({1}, {10.9}), dense({1}, {10}), tol).passed);   // 0.9 <= 0.01 + 1.0

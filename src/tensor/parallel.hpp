@@ -1,6 +1,7 @@
 #pragma once
 // parallel_for: splits [0, n) into contiguous chunks over the machine's cores. The reference
-// uses it for its outer loops so that perf-sized graphs validate in seconds.
+// uses it for its outer loops so that perf-sized graphs validate in seconds, and the output
+// check (tensor/compare.cpp, HostTensor::to_dense) so that a row's check costs no more.
 #include <cstdint>
 #include <functional>
 

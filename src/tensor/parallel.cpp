@@ -1,4 +1,4 @@
-#include "reference/parallel.hpp"
+#include "tensor/parallel.hpp"
 
 #include <algorithm>
 #include <atomic>
