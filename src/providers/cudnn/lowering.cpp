@@ -1,6 +1,7 @@
 #include "providers/cudnn/lowering.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "providers/provider.hpp"
 
@@ -14,6 +15,12 @@ constexpr std::size_t kMinRank = 3;
 // The frontend's default; true of cudaMalloc'd buffers (256-byte aligned).
 constexpr std::int64_t kByteAlignment = 16;
 
+std::int64_t product(const std::vector<std::int64_t>& dims) {
+  std::int64_t n = 1;
+  for (const std::int64_t d : dims) n *= d;
+  return n;
+}
+
 std::optional<std::int64_t> find_port(const std::vector<Port>& ports, std::string_view role) {
   for (const auto& p : ports)
     if (p.role == role) return p.uid;
@@ -21,6 +28,19 @@ std::optional<std::int64_t> find_port(const std::vector<Port>& ports, std::strin
 }
 
 }  // namespace
+
+bool lowering_variant(std::string_view flag) {
+  const char* env = std::getenv("DNNBENCH_CUDNN_VARIANT");
+  if (!env) return false;
+  std::string_view list(env);
+  while (!list.empty()) {
+    const auto comma = list.find(',');
+    if (list.substr(0, comma) == flag) return true;
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+  }
+  return false;
+}
 
 cudnnDataType_t data_type(DataType type) {
   switch (type) {
@@ -78,11 +98,26 @@ Lowering::Lowering(const Graph& graph, std::shared_ptr<const Handle> handle)
   // (cuDNN 9.14, eng1) returned wrong sums; unrelabelled they are refused (!is_NHWC), which is
   // a skip with cuDNN's reason rather than a result nobody can trust yet.
   const bool elementwise = std::all_of(graph.nodes.begin(), graph.nodes.end(), [](const Node& n) {
-    return n.kind == OpKind::pointwise || n.kind == OpKind::batchnorm_inference;
+    return n.kind == OpKind::pointwise ||
+           (n.kind == OpKind::batchnorm_inference && !lowering_variant("bn_norm")) ||
+           (n.kind == OpKind::reduction && lowering_variant("red_relabel"));
   });
+  if (elementwise && !lowering_variant("rank3")) rank_ = std::max<std::size_t>(rank_, 4);
+  // The order comes from the graph's largest tensor (a reduction's input, an elementwise
+  // graph's output): its strides say which dim is fastest in memory.
   const auto outputs = graph.output_uids();
-  if (elementwise && !outputs.empty()) {
-    const Shape out = shape_of(outputs.front());
+  std::optional<std::int64_t> widest;
+  std::int64_t widest_count = 0;
+  for (const std::int64_t uid : outputs) {
+    const std::int64_t n = product(graph.tensor(uid).dims);
+    if (!widest || n > widest_count) widest = uid, widest_count = n;
+  }
+  for (const auto& t : graph.tensors) {
+    const std::int64_t n = product(t.dims);
+    if (!t.is_virtual && !t.is_by_value() && widest && n > widest_count) widest = t.uid, widest_count = n;
+  }
+  if (elementwise && widest) {
+    const Shape out = shape_of(*widest);
     std::vector<std::size_t> order(out.dims.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(),
@@ -210,7 +245,8 @@ std::shared_ptr<OpGraph> lower_graph(const Graph& graph, std::shared_ptr<const H
         lower_batchnorm(low, node);
         break;
       case OpKind::resample:
-        throw Unsupported("the cudnn provider does not lower resample (pooling) yet");
+        lower_resample(low, node);
+        break;
       case OpKind::unsupported:
         throw Unsupported("unsupported op " + node.type);
     }

@@ -92,6 +92,11 @@ void lower_reduction(Lowering& low, const Node& node);
 void lower_layernorm(Lowering& low, const Node& node);
 void lower_rmsnorm(Lowering& low, const Node& node);
 void lower_batchnorm(Lowering& low, const Node& node);  // inference, as pointwise ops
+void lower_resample(Lowering& low, const Node& node);   // pooling forward
+
+// DIAGNOSIS ONLY (issue 13): a lowering alternative named in DNNBENCH_CUDNN_VARIANT
+// (comma-separated), to learn which form cuDNN 9.14 takes in one device call.
+bool lowering_variant(std::string_view flag);
 
 // A pointwise operation y = mode(x[, b]) with the node's settings (pointwise.cpp); used by the
 // pointwise family and by families that decompose into pointwise ops.

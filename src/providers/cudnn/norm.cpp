@@ -74,6 +74,18 @@ void lower_norm(Lowering& low, const Node& node, cudnnBackendNormMode_t mode, No
       padded.strides.insert(padded.strides.begin(),
                             padded.dims.size() > 1 ? padded.dims[1] * padded.strides[1] : 1);
     }
+    if (lowering_variant("rms_expand") && *split == 1 && x.dims.size() >= 4) {
+      // x's own dims; a tensor with 1s where x has more (scale, bias) reads them with stride 0,
+      // statistics keep their 1s.
+      Shape e{padded.dims, padded.strides};
+      const bool stat = uid == roles.mean || uid == roles.inv_variance;
+      for (std::size_t k = 1; k < e.dims.size(); ++k)
+        if (e.dims[k] == 1 && x.dims[k] > 1 && !stat) {
+          e.dims[k] = x.dims[k];
+          e.strides[k] = 0;
+        }
+      return std::optional<Shape>(e);
+    }
     auto shape = merged(padded, *split);
     if (!shape)
       throw Unsupported("tensor '" + t.name +
@@ -125,7 +137,57 @@ void lower_rmsnorm(Lowering& low, const Node& node) {
              "rms_norm");
 }
 
+namespace {
+
+// A per-channel tensor ([C] or [1, C, 1, ...]) as cuDNN's batch norm wants it: x's rank, C at
+// axis 1, packed.
+Shape per_channel(std::int64_t channels, std::size_t rank) {
+  Shape s{std::vector<std::int64_t>(rank, 1), std::vector<std::int64_t>(rank, channels)};
+  s.dims[1] = channels;
+  s.strides[1] = 1;
+  return s;
+}
+
+// Batch-norm inference as one NORM_FORWARD (BATCH_NORM, INFERENCE), as cuDNN's frontend builds it.
+void lower_batchnorm_norm(Lowering& low, const Node& node) {
+  const auto& p = node.as<BatchnormParams>();
+  const Graph& g = low.graph();
+  const std::int64_t x = input_uid(node, "x");
+  const Shape x_shape = low.shape_of(x);
+  const std::int64_t channels = g.tensor(x).dims[1];
+  const Shape stat = per_channel(channels, x_shape.dims.size());
+  const cudnnDataType_t math = low.compute_type(node);
+  const DataType inter = low.compute_dtype(node);
+  const Descriptor* inv_var = nullptr;
+  if (p.variance_ext) {
+    const std::int64_t eps = input_uid(node, "epsilon");
+    Shape scalar{std::vector<std::int64_t>(x_shape.dims.size(), 1),
+                 std::vector<std::int64_t>(x_shape.dims.size(), 1)};
+    const Descriptor& var_eps = low.virtual_tensor(stat, inter);
+    add_pointwise(low, CUDNN_POINTWISE_ADD, math, low.tensor(input_uid(node, "variance"), stat),
+                  &low.tensor(eps, scalar, inter), var_eps, "add");
+    inv_var = &low.virtual_tensor(stat, inter);
+    add_pointwise(low, CUDNN_POINTWISE_RSQRT, math, var_eps, nullptr, *inv_var, "rsqrt");
+  } else {
+    inv_var = &low.tensor(input_uid(node, "inv_variance"), stat);
+  }
+  Descriptor op(CUDNN_BACKEND_OPERATION_NORM_FORWARD_DESCRIPTOR);
+  set(op, CUDNN_ATTR_OPERATION_NORM_FWD_MODE, CUDNN_BATCH_NORM);
+  set(op, CUDNN_ATTR_OPERATION_NORM_FWD_PHASE, CUDNN_NORM_FWD_INFERENCE);
+  set(op, CUDNN_ATTR_OPERATION_NORM_FWD_XDESC, low.tensor(x));
+  set(op, CUDNN_ATTR_OPERATION_NORM_FWD_MEAN_DESC, low.tensor(input_uid(node, "mean"), stat));
+  set(op, CUDNN_ATTR_OPERATION_NORM_FWD_INV_VARIANCE_DESC, *inv_var);
+  set(op, CUDNN_ATTR_OPERATION_NORM_FWD_SCALE_DESC, low.tensor(input_uid(node, "scale"), stat));
+  set(op, CUDNN_ATTR_OPERATION_NORM_FWD_BIAS_DESC, low.tensor(input_uid(node, "bias"), stat));
+  set(op, CUDNN_ATTR_OPERATION_NORM_FWD_YDESC, low.tensor(output_uid(node, "y")));
+  op.finalize("batch_norm inference operation of node '" + node.name + "'");
+  low.add_op(std::move(op), "batch_norm");
+}
+
+}  // namespace
+
 void lower_batchnorm(Lowering& low, const Node& node) {
+  if (lowering_variant("bn_norm")) return lower_batchnorm_norm(low, node);
   const auto& p = node.as<BatchnormParams>();
   const Graph& g = low.graph();
   const cudnnDataType_t math = low.compute_type(node);

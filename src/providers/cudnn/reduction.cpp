@@ -36,6 +36,7 @@ void lower_reduction(Lowering& low, const Node& node) {
   Descriptor red(CUDNN_BACKEND_REDUCTION_DESCRIPTOR);
   set(red, CUDNN_ATTR_REDUCTION_OPERATOR, reduce_op(p.mode));
   set(red, CUDNN_ATTR_REDUCTION_COMP_TYPE, low.compute_type(node));
+  if (lowering_variant("red_det")) set(red, CUDNN_ATTR_REDUCTION_IS_DETERMINISTIC, true);
   red.finalize("reduction descriptor of node '" + node.name + "'");
   const Descriptor& kept = low.keep(std::move(red));
 
