@@ -26,9 +26,11 @@ echo "probe: built in $(( $(date +%s) - t0 )) s"
 S=graphs/samples
 probe() {  # probe NAME VARIANT GRAPH...
   local name=$1 variant=$2; shift 2
+  # The device call's own limit must not cut the tarball off: stop probing past the budget.
+  if [ $(( $(date +%s) - t0 )) -gt "${PROBE_BUDGET_S:-100}" ]; then echo "== $name: skipped (budget)"; return; fi
   local list; list=$(printf "%s," "$@"); list=${list%,}
   DNNBENCH_CUDNN_VARIANT=$variant CUDNN_LOGLEVEL_DBG=2 CUDNN_LOGDEST_DBG="$OUT_DIR/diag/$name.cudnn.log" \
-    timeout 60 "$BUILD/dnnbench" run -g "$list" --provider cudnn --max-engines 3 --warmup 1 --warmup-max-ms 0 \
+    timeout 25 "$BUILD/dnnbench" run -g "$list" --provider cudnn --max-engines 3 --warmup 1 --warmup-max-ms 0 \
     --iters 2 --batch 1 --no-kernel-activity --isolate none -v -o "$OUT_DIR/diag/$name.json" \
     > "$OUT_DIR/diag/$name.txt" 2>&1
   echo "== $name [$variant] rc=$? ($(( $(date +%s) - t0 )) s)"
