@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Issue 13 diagnosis on the GPU machine: which form of each op family cuDNN 9.14 takes, with
-# cuDNN's own reasons. Builds the dnnbench target only, then runs the listed sample graphs on
-# the cudnn provider under each lowering alternative (DNNBENCH_CUDNN_VARIANT, diagnosis only),
-# with cuDNN's debug log (CUDNN_LOGLEVEL_DBG=2: warnings and errors) per alternative.
+# Issue 13 diagnosis on the GPU machine: which sample graphs of each op family cuDNN takes, with
+# cuDNN's own reasons. Builds the dnnbench target only, then runs each family's samples on the
+# cudnn provider (top 3 engines, 2 samples, no isolation) with cuDNN's debug log
+# (CUDNN_LOGLEVEL_DBG=2: warnings and errors) per family; rows and logs come back in probe.tgz.
+# (The first run, 2026-12-01, also tried lowering alternatives then switched by an environment
+# variable; the winners are the lowering now: bench/RESULTS.md, issue 13.)
 #
 #   bench/issue13-cudnn-probe.sh OUT_DIR      (device tool: carry .debs; OUT_DIR=$OUT)
 set -uo pipefail
@@ -24,16 +26,16 @@ cmake --build "$BUILD" --target dnnbench -j "$(nproc)" > "$OUT_DIR/diag/build.lo
   grep -E "error" -A3 "$OUT_DIR/diag/build.log" | head -30; echo "probe: build failed"; exit 1; }
 echo "probe: built in $(( $(date +%s) - t0 )) s"
 S=graphs/samples
-probe() {  # probe NAME VARIANT GRAPH...
-  local name=$1 variant=$2; shift 2
+probe() {  # probe NAME GRAPH...
+  local name=$1; shift
   # The device call's own limit must not cut the tarball off: stop probing past the budget.
   if [ $(( $(date +%s) - t0 )) -gt "${PROBE_BUDGET_S:-100}" ]; then echo "== $name: skipped (budget)"; return; fi
   local list; list=$(printf "%s," "$@"); list=${list%,}
-  DNNBENCH_CUDNN_VARIANT=$variant CUDNN_LOGLEVEL_DBG=2 CUDNN_LOGDEST_DBG="$OUT_DIR/diag/$name.cudnn.log" \
+  CUDNN_LOGLEVEL_DBG=2 CUDNN_LOGDEST_DBG="$OUT_DIR/diag/$name.cudnn.log" \
     timeout 25 "$BUILD/dnnbench" run -g "$list" --provider cudnn --max-engines 3 --warmup 1 --warmup-max-ms 0 \
     --iters 2 --batch 1 --no-kernel-activity --isolate none -v -o "$OUT_DIR/diag/$name.json" \
     > "$OUT_DIR/diag/$name.txt" 2>&1
-  echo "== $name [$variant] rc=$? ($(( $(date +%s) - t0 )) s)"
+  echo "== $name rc=$? ($(( $(date +%s) - t0 )) s)"
   python3 - "$OUT_DIR/diag/$name.json" <<'PY'
 import json, sys
 try:
@@ -62,18 +64,13 @@ RMSNEW="$S/rmsnorm_training_hidden.json $S/rmsnorm_inference_hidden_bias.json $S
 PW="$S/pointwise_add_bias_broadcast.json $S/pointwise_identity.json $S/pointwise_mul_row_broadcast.json $S/pointwise_add_bias_broadcast_nhwc.json $S/pointwise_relu.json"
 RED="$S/reduction_add.json $S/reduction_max.json $S/reduction_min.json $S/reduction_mul.json $S/reduction_avg.json $S/reduction_norm1.json $S/reduction_norm2.json $S/reduction_add_per_channel_nhwc.json $S/reduction_max_spatial_nhwc.json"
 MM="$S/matmul_broadcast_batch_fp32.json $S/matmul_broadcast_weights_fp16.json $S/matmul_batched_fp32.json"
-probe pool "" $POOL
-probe bn_pw "" $BN
-probe bn_norm bn_norm $BN
-probe rms "" $RMS $RMSNEW
-probe rms_expand rms_expand $RMS
-probe pw "" $PW
-probe red "" $RED
-probe red_relabel red_relabel $RED
-probe red_relabel_det red_relabel,red_det $RED
-probe red_det red_det $RED
-probe mm "" $MM
-probe mm_stride0 mm_stride0 $MM
+BNT="$S/batchnorm_training.json $S/batchnorm_training_running_nhwc_fp16.json $S/batchnorm_backward.json $S/batchnorm_backward_nhwc_fp16.json"
+probe pool $POOL
+probe bn $BN $BNT
+probe rms $RMS $RMSNEW
+probe pw $PW
+probe red $RED
+probe mm $MM
 # cuDNN's reasons, deduplicated, per alternative.
 for f in "$OUT_DIR"/diag/*.cudnn.log; do
   [ -f "$f" ] || continue

@@ -224,6 +224,36 @@ def batchnorm_graph(name, variance_ext, dims=(2, 6, 5, 5), layout="nchw", io="fl
     return g
 
 
+def batchnorm_training_graph(name, dims=(2, 6, 5, 5), layout="nchw", io="float", running=True):
+    g = GraphWriter(name, io=io)
+    t = g.nhwc if layout == "nhwc" else g.tensor
+    stats = [1, dims[1]] + [1] * (len(dims) - 2)
+    x = t("x", dims)
+    inputs = {"x": x, "scale": t("scale", stats, "float"), "bias": t("bias", stats, "float"), "epsilon": g.epsilon()}
+    outputs = {"y": t("y", dims), "mean": t("mean", stats, "float"), "inv_variance": t("inv_variance", stats, "float")}
+    if running:
+        inputs.update({"prev_running_mean": t("prev_running_mean", stats, "float"),
+                       "prev_running_variance": t("prev_running_variance", stats, "float")})
+        momentum = g.tensor("momentum", [1], "double")
+        g.tensors[-1].update({"value_type": "Float64Value", "value": 0.1})
+        inputs["momentum"] = momentum
+        outputs.update({"next_running_mean": t("next_running_mean", stats, "float"),
+                        "next_running_variance": t("next_running_variance", stats, "float")})
+    g.node("batchnorm", "BatchnormAttributes", inputs, outputs, "attributes", {})
+    return g
+
+
+def batchnorm_backward_graph(name, dims=(2, 6, 5, 5), layout="nchw", io="float"):
+    g = GraphWriter(name, io=io)
+    t = g.nhwc if layout == "nhwc" else g.tensor
+    stats = [1, dims[1]] + [1] * (len(dims) - 2)
+    inputs = {"dy": t("dy", dims), "x": t("x", dims), "mean": t("mean", stats, "float"),
+              "inv_variance": t("inv_variance", stats, "float"), "scale": t("scale", stats, "float")}
+    outputs = {"dx": t("dx", dims), "dscale": t("dscale", stats, "float"), "dbias": t("dbias", stats, "float")}
+    g.node("batchnorm_bwd", "BatchnormBackwardAttributes", inputs, outputs, "attributes", {})
+    return g
+
+
 def layernorm_graph(name, phase, dims=(4, 6, 16), normalized_dim_count=1):
     g = GraphWriter(name)
     x = g.tensor("x", dims)
@@ -404,6 +434,12 @@ def samples():
                              io="half"))
     s.append(batchnorm_graph("batchnorm_inference_variance_ext_nhwc_fp16", variance_ext=True, dims=(2, 16, 5, 5),
                              layout="nhwc", io="half"))
+    # Batch-norm training (batch statistics, running averages) and backward.
+    s.append(batchnorm_training_graph("batchnorm_training", running=False))
+    s.append(batchnorm_training_graph("batchnorm_training_running_nhwc_fp16", dims=(4, 16, 6, 6), layout="nhwc",
+                                      io="half"))
+    s.append(batchnorm_backward_graph("batchnorm_backward"))
+    s.append(batchnorm_backward_graph("batchnorm_backward_nhwc_fp16", dims=(4, 16, 6, 6), layout="nhwc", io="half"))
     s.append(layernorm_graph("layernorm_training", "TRAINING"))
     s.append(layernorm_graph("layernorm_inference", "INFERENCE"))
     s.append(layernorm_graph("layernorm_training_2d_normalized", "TRAINING", dims=(2, 3, 4, 5),

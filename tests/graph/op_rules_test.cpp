@@ -58,6 +58,8 @@ TEST(GraphOpRules, TableFindsEveryFamily) {
       {"BatchnormInferenceAttributesVarianceExt", OpKind::batchnorm_inference},
       {"LayernormAttributes", OpKind::layernorm},
       {"RMSNormAttributes", OpKind::rmsnorm},
+      {"BatchnormAttributes", OpKind::batchnorm_training},
+      {"BatchnormBackwardAttributes", OpKind::batchnorm_backward},
       {"ReductionAttributes", OpKind::reduction},
       {"ResampleFwdAttributes", OpKind::resample},
   };
@@ -71,7 +73,7 @@ TEST(GraphOpRules, TableFindsEveryFamily) {
     EXPECT_NE(rules->cost, nullptr);
   }
   EXPECT_EQ(find_op_rules("SdpaAttributes"), nullptr);
-  EXPECT_EQ(find_op_rules("BatchnormAttributes"), nullptr);
+  EXPECT_EQ(find_op_rules("LayernormBackwardAttributes"), nullptr);
   EXPECT_EQ(find_op_rules(""), nullptr);
 }
 
