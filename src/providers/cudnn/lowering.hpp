@@ -100,8 +100,8 @@ void lower_pointwise(Lowering& low, const Node& node);
 void lower_reduction(Lowering& low, const Node& node);
 void lower_layernorm(Lowering& low, const Node& node);
 void lower_rmsnorm(Lowering& low, const Node& node);
-void lower_batchnorm(Lowering& low, const Node& node);  // inference, as pointwise ops
-void lower_resample(Lowering& low, const Node& node);   // pooling forward
+void lower_batchnorm(Lowering& low, const Node& node);           // inference, as pointwise ops
+void lower_resample(Lowering& low, const Node& node);            // pooling forward
 void lower_batchnorm_training(Lowering& low, const Node& node);  // NORM_FORWARD, TRAINING
 void lower_batchnorm_backward(Lowering& low, const Node& node);  // NORM_BACKWARD
 
