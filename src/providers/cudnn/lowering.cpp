@@ -116,6 +116,7 @@ Lowering::Lowering(const Graph& graph, std::shared_ptr<const Handle> handle)
     return n.kind == OpKind::pointwise || n.kind == OpKind::batchnorm_inference ||
            n.kind == OpKind::reduction;
   });
+  elementwise_ = elementwise;
   if (elementwise) rank_ = std::max<std::size_t>(rank_, 4);
   // The order comes from the graph's largest tensor (a reduction's input, an elementwise
   // graph's output): its strides say which dim is fastest in memory.

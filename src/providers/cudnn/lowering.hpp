@@ -70,6 +70,8 @@ class Lowering {
   // Records what cuDNN would accept instead (see OpGraph::hints).
   void hint(std::string text);
   const std::vector<std::string>& hints() const { return out_->hints; }
+  // True for graphs of pointwise, batch-norm inference and reduction nodes only (relabelled).
+  bool elementwise() const { return elementwise_; }
   // The node's compute type (the graph's when the node has none; float when neither has).
   DataType compute_dtype(const Node& node) const;
   // The node's compute type as cuDNN spells it.
@@ -86,6 +88,7 @@ class Lowering {
   // Elementwise-only graphs (pointwise, batch-norm inference) see every tensor with
   // its dims relabelled by this permutation (empty: none); see the constructor.
   std::vector<std::size_t> relabel_;
+  bool elementwise_ = false;
 };
 
 cudnnDataType_t data_type(DataType type);

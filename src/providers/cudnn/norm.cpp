@@ -158,8 +158,9 @@ Shape per_channel(std::int64_t channels, std::size_t rank) {
 void lower_batchnorm(Lowering& low, const Node& node) {
   const auto& p = node.as<BatchnormParams>();
   const Graph& g = low.graph();
-  for (const char* role : {"mean", "scale", "bias", p.variance_ext ? "variance" : "inv_variance"})
-    if (auto h = broadcast_hint(g, input_uid(node, role), output_uid(node, "y"))) low.hint(*h);
+  if (low.elementwise())
+    for (const char* role : {"mean", "scale", "bias", p.variance_ext ? "variance" : "inv_variance"})
+      if (auto h = broadcast_hint(g, input_uid(node, role), output_uid(node, "y"))) low.hint(*h);
   const cudnnDataType_t math = low.compute_type(node);
   const DataType inter = low.compute_dtype(node);
   const std::int64_t x = input_uid(node, "x");
