@@ -85,7 +85,7 @@ class Lowering {
   std::shared_ptr<OpGraph> out_;
   std::size_t rank_ = 0;
   std::int64_t next_uid_ = 0;
-  // Elementwise-only graphs (pointwise, batch-norm inference) see every tensor with
+  // Elementwise-only graphs (pointwise, batch-norm inference, reduction) see every tensor with
   // its dims relabelled by this permutation (empty: none); see the constructor.
   std::vector<std::size_t> relabel_;
   bool elementwise_ = false;
