@@ -306,6 +306,7 @@ SUPPORTED = {
     "ConvolutionFwdAttributes", "ConvolutionBwdAttributes", "ConvolutionWrwAttributes", "MatmulAttributes",
     "PointwiseAttributes", "BatchnormInferenceAttributes", "BatchnormInferenceAttributesVarianceExt",
     "LayernormAttributes", "RMSNormAttributes", "ReductionAttributes", "ResampleFwdAttributes",
+    "BatchnormAttributes", "BatchnormBackwardAttributes",
 }
 POINTWISE_OPS = {
     "add", "sub", "mul", "div", "max", "min", "relu_fwd", "gelu_fwd", "gelu_approx_tanh_fwd", "sigmoid_fwd",
@@ -385,6 +386,34 @@ def evaluate(graph, inputs):
             else:
                 inv_var = 1.0 / np.sqrt(get(ins, "variance") + scalar(ins, "epsilon"))
             results["y"] = (x - mean) * inv_var * scale + bias
+        elif t == "BatchnormAttributes":
+            # Training: the batch's statistics over every dim but C (axis 1); biased variance for
+            # y, unbiased for the running variance.
+            x = get(ins, "x")
+            axes = tuple(a for a in range(x.ndim) if a != 1)
+            count = x.size // x.shape[1]
+            mean = np.mean(x, axis=axes, keepdims=True)
+            var = np.var(x, axis=axes, keepdims=True)
+            inv = 1.0 / np.sqrt(var + scalar(ins, "epsilon"))
+            results.update({"y": (x - mean) * inv * get(ins, "scale") + get(ins, "bias"), "mean": mean,
+                            "inv_variance": inv})
+            if role(ins, "prev_running_mean") is not None:
+                f = scalar(ins, "momentum")
+                results["next_running_mean"] = (1 - f) * get(ins, "prev_running_mean") + f * mean
+                results["next_running_variance"] = ((1 - f) * get(ins, "prev_running_variance") +
+                                                    f * var * count / max(count - 1, 1))
+            length = count
+        elif t == "BatchnormBackwardAttributes":
+            dy, x = get(ins, "dy"), get(ins, "x")
+            inv, scale = get(ins, "inv_variance"), get(ins, "scale")
+            axes = tuple(a for a in range(x.ndim) if a != 1)
+            count = x.size // x.shape[1]
+            xhat = (x - get(ins, "mean")) * inv
+            dbias = np.sum(dy, axis=axes, keepdims=True)
+            dscale = np.sum(dy * xhat, axis=axes, keepdims=True)
+            results.update({"dx": scale * inv * (dy - dbias / count - xhat * dscale / count), "dscale": dscale,
+                            "dbias": dbias})
+            length = count
         elif t == "LayernormAttributes":
             x = get(ins, "x")
             count = int(st.get("normalized_dim_count", 1))

@@ -180,11 +180,12 @@ def pointwise_unary(name, operation, dims=(2, 8, 6, 6), **settings):
     return g
 
 
-def pointwise_binary(name, operation, a_dims=(2, 8, 6, 6), b_dims=(2, 8, 6, 6)):
+def pointwise_binary(name, operation, a_dims=(2, 8, 6, 6), b_dims=(2, 8, 6, 6), layout="nchw"):
     g = GraphWriter(name)
-    a = g.tensor("a", a_dims)
-    b = g.tensor("b", b_dims)
-    out = g.tensor("out", a_dims)
+    t = g.nhwc if layout == "nhwc" else g.tensor
+    a = t("a", a_dims)
+    b = t("b", b_dims)
+    out = t("out", a_dims)
     add_pointwise(g, operation, operation, a, out, in_1=b)
     return g
 
@@ -201,14 +202,16 @@ def matmul_graph(name, a_dims, b_dims, io="float"):
     return g
 
 
-def batchnorm_graph(name, variance_ext):
-    g = GraphWriter(name)
-    dims, stats = [2, 6, 5, 5], [1, 6, 1, 1]
-    x = g.tensor("x", dims)
-    mean = g.tensor("mean", stats)
-    var = g.tensor("variance" if variance_ext else "inv_variance", stats)
-    scale = g.tensor("scale", stats)
-    bias = g.tensor("bias", stats)
+def batchnorm_graph(name, variance_ext, dims=(2, 6, 5, 5), layout="nchw", io="float"):
+    """Statistics, scale and bias are fp32 whatever the data type (as cuDNN and PyTorch keep them)."""
+    g = GraphWriter(name, io=io)
+    t = g.nhwc if layout == "nhwc" else g.tensor
+    stats = [1, dims[1]] + [1] * (len(dims) - 2)
+    x = t("x", dims)
+    mean = t("mean", stats, "float")
+    var = t("variance" if variance_ext else "inv_variance", stats, "float")
+    scale = t("scale", stats, "float")
+    bias = t("bias", stats, "float")
     inputs = {"x": x, "mean": mean, "scale": scale, "bias": bias}
     if variance_ext:
         inputs.update({"variance": var, "epsilon": g.epsilon()})
@@ -216,8 +219,38 @@ def batchnorm_graph(name, variance_ext):
     else:
         inputs["inv_variance"] = var
         type_ = "BatchnormInferenceAttributes"
-    y = g.tensor("y", dims)
+    y = t("y", dims)
     g.node("batchnorm", type_, inputs, {"y": y}, "attributes", {})
+    return g
+
+
+def batchnorm_training_graph(name, dims=(2, 6, 5, 5), layout="nchw", io="float", running=True):
+    g = GraphWriter(name, io=io)
+    t = g.nhwc if layout == "nhwc" else g.tensor
+    stats = [1, dims[1]] + [1] * (len(dims) - 2)
+    x = t("x", dims)
+    inputs = {"x": x, "scale": t("scale", stats, "float"), "bias": t("bias", stats, "float"), "epsilon": g.epsilon()}
+    outputs = {"y": t("y", dims), "mean": t("mean", stats, "float"), "inv_variance": t("inv_variance", stats, "float")}
+    if running:
+        inputs.update({"prev_running_mean": t("prev_running_mean", stats, "float"),
+                       "prev_running_variance": t("prev_running_variance", stats, "float")})
+        momentum = g.tensor("momentum", [1], "double")
+        g.tensors[-1].update({"value_type": "Float64Value", "value": 0.1})
+        inputs["momentum"] = momentum
+        outputs.update({"next_running_mean": t("next_running_mean", stats, "float"),
+                        "next_running_variance": t("next_running_variance", stats, "float")})
+    g.node("batchnorm", "BatchnormAttributes", inputs, outputs, "attributes", {})
+    return g
+
+
+def batchnorm_backward_graph(name, dims=(2, 6, 5, 5), layout="nchw", io="float"):
+    g = GraphWriter(name, io=io)
+    t = g.nhwc if layout == "nhwc" else g.tensor
+    stats = [1, dims[1]] + [1] * (len(dims) - 2)
+    inputs = {"dy": t("dy", dims), "x": t("x", dims), "mean": t("mean", stats, "float"),
+              "inv_variance": t("inv_variance", stats, "float"), "scale": t("scale", stats, "float")}
+    outputs = {"dx": t("dx", dims), "dscale": t("dscale", stats, "float"), "dbias": t("dbias", stats, "float")}
+    g.node("batchnorm_bwd", "BatchnormBackwardAttributes", inputs, outputs, "attributes", {})
     return g
 
 
@@ -237,36 +270,38 @@ def layernorm_graph(name, phase, dims=(4, 6, 16), normalized_dim_count=1):
     return g
 
 
-def rmsnorm_graph(name, phase, with_bias):
-    g = GraphWriter(name)
-    dims = [2, 4, 6, 6]
+def rmsnorm_graph(name, phase, with_bias, dims=(2, 4, 6, 6), scale_dims=(1, 4, 1, 1), stats_dims=(2, 4, 1, 1),
+                  io="float"):
+    g = GraphWriter(name, io=io)
     x = g.tensor("x", dims)
-    scale = g.tensor("scale", [1, 4, 1, 1])
+    scale = g.tensor("scale", scale_dims)
     eps = g.epsilon()
     inputs = {"x": x, "scale": scale, "epsilon": eps}
     if with_bias:
-        inputs["bias"] = g.tensor("bias", [1, 4, 1, 1])
+        inputs["bias"] = g.tensor("bias", scale_dims)
     y = g.tensor("y", dims)
     outputs = {"y": y}
     if phase == "TRAINING":
-        outputs["inv_rms"] = g.tensor("inv_rms", [2, 4, 1, 1])
+        outputs["inv_rms"] = g.tensor("inv_rms", stats_dims, "float")
     g.node("rmsnorm", "RMSNormAttributes", inputs, outputs, "attributes", {"forward_phase": phase})
     return g
 
 
-def reduction_graph(name, mode, in_dims, out_dims):
+def reduction_graph(name, mode, in_dims, out_dims, layout="nchw"):
     g = GraphWriter(name)
-    x, y = g.tensor("in", in_dims), g.tensor("out", out_dims)
+    t = g.nhwc if layout == "nhwc" else g.tensor
+    x, y = t("in", in_dims), t("out", out_dims)
     g.node("reduce", "ReductionAttributes", {"in": x}, {"out": y}, "attributes", {"mode": mode})
     return g
 
 
-def resample_graph(name, mode, x_dims, window, stride, pre, post):
-    g = GraphWriter(name)
+def resample_graph(name, mode, x_dims, window, stride, pre, post, layout="nchw", io="float"):
+    g = GraphWriter(name, io=io)
+    t = g.nhwc if layout == "nhwc" else g.tensor
     y_dims = [x_dims[0], x_dims[1]] + [
         (x_dims[2 + s] + pre[s] + post[s] - window[s]) // stride[s] + 1 for s in range(len(window))
     ]
-    x, y = g.tensor("x", x_dims), g.tensor("y", y_dims)
+    x, y = t("x", x_dims), t("y", y_dims)
     g.node("pool", "ResampleFwdAttributes", {"x": x}, {"y": y}, "attributes", {
         "window": window,
         "stride": stride,
@@ -365,6 +400,7 @@ def samples():
     s.append(matmul_graph("matmul_plain_fp32", [32, 48], [48, 24]))
     s.append(matmul_graph("matmul_batched_fp32", [4, 16, 32], [4, 32, 8]))
     s.append(matmul_graph("matmul_broadcast_batch_fp32", [2, 1, 16, 32], [3, 32, 8]))
+    s.append(matmul_graph("matmul_broadcast_weights_fp16", [4, 16, 32], [32, 8], io="half"))
     s.append(matmul_graph("matmul_fp16", [64, 32], [32, 48], io="half"))
     s.append(matmul_graph("matmul_batched_bf16", [3, 32, 16], [3, 16, 24], io="bfloat16"))
     # Pointwise unary.
@@ -383,6 +419,8 @@ def samples():
     s.append(pointwise_unary("pointwise_identity", "identity", dims=(3, 5, 7)))
     # Pointwise binary.
     s.append(pointwise_binary("pointwise_add_bias_broadcast", "add", b_dims=(1, 8, 1, 1)))
+    # cuDNN's pointwise engines broadcast an operand along the channels-last dim only.
+    s.append(pointwise_binary("pointwise_add_bias_broadcast_nhwc", "add", b_dims=(1, 8, 1, 1), layout="nhwc"))
     s.append(pointwise_binary("pointwise_sub", "sub"))
     s.append(pointwise_binary("pointwise_mul_row_broadcast", "mul", a_dims=(4, 6, 10), b_dims=(10,)))
     s.append(pointwise_binary("pointwise_div", "div"))
@@ -391,12 +429,30 @@ def samples():
     # Norms.
     s.append(batchnorm_graph("batchnorm_inference", variance_ext=False))
     s.append(batchnorm_graph("batchnorm_inference_variance_ext", variance_ext=True))
+    # cuDNN's shapes: NHWC half data with fp32 statistics.
+    s.append(batchnorm_graph("batchnorm_inference_nhwc_fp16", variance_ext=False, dims=(2, 16, 5, 5), layout="nhwc",
+                             io="half"))
+    s.append(batchnorm_graph("batchnorm_inference_variance_ext_nhwc_fp16", variance_ext=True, dims=(2, 16, 5, 5),
+                             layout="nhwc", io="half"))
+    # Batch-norm training (batch statistics, running averages) and backward.
+    s.append(batchnorm_training_graph("batchnorm_training", running=False))
+    s.append(batchnorm_training_graph("batchnorm_training_running_nhwc_fp16", dims=(4, 16, 6, 6), layout="nhwc",
+                                      io="half"))
+    s.append(batchnorm_backward_graph("batchnorm_backward"))
+    s.append(batchnorm_backward_graph("batchnorm_backward_nhwc_fp16", dims=(4, 16, 6, 6), layout="nhwc", io="half"))
     s.append(layernorm_graph("layernorm_training", "TRAINING"))
     s.append(layernorm_graph("layernorm_inference", "INFERENCE"))
     s.append(layernorm_graph("layernorm_training_2d_normalized", "TRAINING", dims=(2, 3, 4, 5),
                              normalized_dim_count=2))
     s.append(rmsnorm_graph("rmsnorm_training", "TRAINING", with_bias=False))
     s.append(rmsnorm_graph("rmsnorm_inference_bias", "INFERENCE", with_bias=True))
+    # RMS norm as language models use it: over the hidden (last) dim, one scale per element of it.
+    s.append(rmsnorm_graph("rmsnorm_training_hidden", "TRAINING", with_bias=False, dims=(4, 6, 16), scale_dims=(16,),
+                           stats_dims=(4, 6, 1)))
+    s.append(rmsnorm_graph("rmsnorm_inference_hidden_bias", "INFERENCE", with_bias=True, dims=(4, 6, 16),
+                           scale_dims=(16,)))
+    s.append(rmsnorm_graph("rmsnorm_inference_hidden_bf16", "INFERENCE", with_bias=False, dims=(8, 64),
+                           scale_dims=(64,), io="bfloat16"))
     # Reductions.
     s.append(reduction_graph("reduction_add", "ADD", [2, 3, 16], [2, 3, 1]))
     s.append(reduction_graph("reduction_max", "MAX", [4, 8, 6, 6], [4, 8, 1, 1]))
@@ -405,6 +461,9 @@ def samples():
     s.append(reduction_graph("reduction_avg", "AVG", [2, 6, 10], [2, 1, 10]))
     s.append(reduction_graph("reduction_norm1", "NORM1", [2, 3, 8], [2, 3, 1]))
     s.append(reduction_graph("reduction_norm2", "NORM2", [2, 3, 8], [1, 1, 1]))
+    # Channels-last 4-D reductions: per-channel (batch-norm statistics) and per-image-and-channel.
+    s.append(reduction_graph("reduction_add_per_channel_nhwc", "ADD", [4, 16, 6, 6], [1, 16, 1, 1], layout="nhwc"))
+    s.append(reduction_graph("reduction_max_spatial_nhwc", "MAX", [4, 16, 6, 6], [4, 16, 1, 1], layout="nhwc"))
     # Pooling.
     s.append(resample_graph("resample_maxpool_3x3_s2", "MAXPOOL", [2, 4, 9, 9], [3, 3], [2, 2], [1, 1], [1, 1]))
     s.append(resample_graph("resample_avgpool_include_padding", "AVGPOOL_INCLUDE_PADDING", [2, 4, 8, 8], [3, 3],
@@ -413,6 +472,15 @@ def samples():
                             [2, 2], [1, 0], [0, 1]))
     s.append(resample_graph("resample_maxpool_3d", "MAXPOOL", [1, 2, 4, 6, 6], [2, 2, 2], [2, 2, 2], [0, 0, 0],
                             [0, 0, 0]))
+    # The same pooling in cuDNN's pooling layout: channels last, half, C a multiple of 8.
+    s.append(resample_graph("resample_maxpool_3x3_s2_nhwc_fp16", "MAXPOOL", [2, 8, 9, 9], [3, 3], [2, 2], [1, 1],
+                            [1, 1], layout="nhwc", io="half"))
+    s.append(resample_graph("resample_avgpool_include_padding_nhwc_fp16", "AVGPOOL_INCLUDE_PADDING", [2, 8, 8, 8],
+                            [3, 3], [1, 1], [1, 1], [1, 1], layout="nhwc", io="half"))
+    s.append(resample_graph("resample_avgpool_exclude_padding_nhwc_fp16", "AVGPOOL_EXCLUDE_PADDING", [1, 8, 5, 5],
+                            [2, 2], [2, 2], [1, 0], [0, 1], layout="nhwc", io="half"))
+    s.append(resample_graph("resample_maxpool_3d_ndhwc_fp16", "MAXPOOL", [1, 8, 4, 6, 6], [2, 2, 2], [2, 2, 2],
+                            [0, 0, 0], [0, 0, 0], layout="nhwc", io="half"))
     # Fused graphs, fp64, and an op the tool does not execute.
     s.append(fused_conv_bias_relu())
     s.append(fused_matmul_bias_gelu())

@@ -210,6 +210,10 @@ std::string_view op_kind_name(OpKind kind) {
       return "pointwise";
     case OpKind::batchnorm_inference:
       return "batchnorm_inference";
+    case OpKind::batchnorm_training:
+      return "batchnorm_training";
+    case OpKind::batchnorm_backward:
+      return "batchnorm_backward";
     case OpKind::layernorm:
       return "layernorm";
     case OpKind::rmsnorm:

@@ -38,6 +38,8 @@ enum class OpKind {
   matmul,
   pointwise,
   batchnorm_inference,  // BatchnormInferenceAttributes and ...VarianceExt
+  batchnorm_training,   // BatchnormAttributes: statistics of the batch, optional running averages
+  batchnorm_backward,   // BatchnormBackwardAttributes: dx, dscale, dbias
   layernorm,
   rmsnorm,
   reduction,

@@ -130,6 +130,8 @@ void ensure_params(Node& node) {
       node.params = PointwiseParams{};
       break;
     case OpKind::batchnorm_inference:
+    case OpKind::batchnorm_training:
+    case OpKind::batchnorm_backward:
       node.params = BatchnormParams{};
       break;
     case OpKind::layernorm:

@@ -836,6 +836,8 @@ std::string miopen_driver_line(const Graph& graph) {
     case OpKind::conv_bwd_weights:
       return conv_line(graph);
     case OpKind::batchnorm_inference:
+    case OpKind::batchnorm_training:
+    case OpKind::batchnorm_backward:
       if (graph.nodes.size() != 1) break;
       return bnorm_line(graph);
     case OpKind::resample:

@@ -26,6 +26,12 @@ void run_reference(const Graph& graph, Values& values, const NodeOverride& node_
       case OpKind::batchnorm_inference:
         reference_batchnorm(graph, node, values);
         break;
+      case OpKind::batchnorm_training:
+        reference_batchnorm_training(graph, node, values);
+        break;
+      case OpKind::batchnorm_backward:
+        reference_batchnorm_backward(graph, node, values);
+        break;
       case OpKind::layernorm:
         reference_layernorm(graph, node, values);
         break;

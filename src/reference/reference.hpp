@@ -27,6 +27,8 @@ void reference_conv(const Graph& graph, const Node& node, Values& values);  // f
 void reference_matmul(const Graph& graph, const Node& node, Values& values);
 void reference_pointwise(const Graph& graph, const Node& node, Values& values);
 void reference_batchnorm(const Graph& graph, const Node& node, Values& values);
+void reference_batchnorm_training(const Graph& graph, const Node& node, Values& values);
+void reference_batchnorm_backward(const Graph& graph, const Node& node, Values& values);
 void reference_layernorm(const Graph& graph, const Node& node, Values& values);
 void reference_rmsnorm(const Graph& graph, const Node& node, Values& values);
 void reference_reduction(const Graph& graph, const Node& node, Values& values);

@@ -51,7 +51,9 @@ FillRange fill_range_for(const Graph& graph, std::int64_t uid) {
     return {-8, 8, false};  // small integers: products and sums stay exact in int32
   }
   if (consumed_as(graph, uid, OpKind::batchnorm_inference, "variance") ||
-      consumed_as(graph, uid, OpKind::batchnorm_inference, "inv_variance"))
+      consumed_as(graph, uid, OpKind::batchnorm_inference, "inv_variance") ||
+      consumed_as(graph, uid, OpKind::batchnorm_backward, "inv_variance") ||
+      consumed_as(graph, uid, OpKind::batchnorm_training, "prev_running_variance"))
     return {0.5, 2.0, true};
   if (feeds_positive_only_pointwise(graph, uid)) return {0.25, 4.0, true};
   if (is_divisor(graph, uid)) return {0.5, 2.0, true};

@@ -58,6 +58,8 @@ TEST(GraphOpRules, TableFindsEveryFamily) {
       {"BatchnormInferenceAttributesVarianceExt", OpKind::batchnorm_inference},
       {"LayernormAttributes", OpKind::layernorm},
       {"RMSNormAttributes", OpKind::rmsnorm},
+      {"BatchnormAttributes", OpKind::batchnorm_training},
+      {"BatchnormBackwardAttributes", OpKind::batchnorm_backward},
       {"ReductionAttributes", OpKind::reduction},
       {"ResampleFwdAttributes", OpKind::resample},
   };
@@ -71,7 +73,7 @@ TEST(GraphOpRules, TableFindsEveryFamily) {
     EXPECT_NE(rules->cost, nullptr);
   }
   EXPECT_EQ(find_op_rules("SdpaAttributes"), nullptr);
-  EXPECT_EQ(find_op_rules("BatchnormAttributes"), nullptr);
+  EXPECT_EQ(find_op_rules("LayernormBackwardAttributes"), nullptr);
   EXPECT_EQ(find_op_rules(""), nullptr);
 }
 
@@ -345,6 +347,56 @@ TEST(GraphBatchnormRules, Shapes) {
   g.nodes[0].inputs[2].role = "variance";  // plain batchnorm needs inv_variance
   EXPECT_INPUT_ERROR(validate_graph(g), "nodes[0].inputs",
                      "missing required input `inv_variance_tensor_uid`");
+}
+
+Graph batchnorm_training_graph(bool running, bool with_mean = true) {
+  GraphBuilder gb("bn_train");
+  const Dims x{2, 6, 5, 5}, stats{1, 6, 1, 1};
+  std::vector<Port> inputs{{"x", gb.tensor("x", x)},
+                           {"scale", gb.tensor("scale", stats)},
+                           {"bias", gb.tensor("bias", {6})},
+                           {"epsilon", gb.scalar("epsilon", 1e-5)}};
+  std::vector<Port> outputs{{"y", gb.tensor("y", x)}, {"inv_variance", gb.tensor("inv_variance", stats)}};
+  if (with_mean) outputs.push_back({"mean", gb.tensor("mean", stats)});
+  if (running) {
+    inputs.push_back({"prev_running_mean", gb.tensor("prev_running_mean", stats)});
+    inputs.push_back({"prev_running_variance", gb.tensor("prev_running_variance", stats)});
+    inputs.push_back({"momentum", gb.scalar("momentum", 0.1)});
+    outputs.push_back({"next_running_mean", gb.tensor("next_running_mean", stats)});
+    outputs.push_back({"next_running_variance", gb.tensor("next_running_variance", stats)});
+  }
+  gb.node("BatchnormAttributes", OpKind::batchnorm_training, inputs, outputs, BatchnormParams{});
+  return gb.build();
+}
+
+TEST(GraphBatchnormRules, TrainingRolesComeInGroups) {
+  Graph g = batchnorm_training_graph(false);
+  EXPECT_NO_THROW(validate_graph(g));
+  g = batchnorm_training_graph(true);
+  EXPECT_NO_THROW(validate_graph(g));
+  g = batchnorm_training_graph(false, false);
+  EXPECT_INPUT_ERROR(validate_graph(g), "nodes[0].outputs.mean_tensor_uid", "come as a pair");
+  g = batchnorm_training_graph(true);
+  g.nodes[0].outputs.pop_back();  // next_running_variance
+  EXPECT_INPUT_ERROR(validate_graph(g), "nodes[0].inputs.prev_running_mean_tensor_uid", "together");
+}
+
+TEST(GraphBatchnormRules, BackwardShapes) {
+  GraphBuilder gb("bn_bwd");
+  const Dims x{2, 6, 5, 5}, stats{1, 6, 1, 1};
+  gb.node("BatchnormBackwardAttributes", OpKind::batchnorm_backward,
+          {{"dy", gb.tensor("dy", x)},
+           {"x", gb.tensor("x", x)},
+           {"mean", gb.tensor("mean", stats)},
+           {"inv_variance", gb.tensor("inv_variance", stats)},
+           {"scale", gb.tensor("scale", {6})}},
+          {{"dx", gb.tensor("dx", x)},
+           {"dscale", gb.tensor("dscale", stats)},
+           {"dbias", gb.tensor("dbias", {5})}},
+          BatchnormParams{});
+  Graph g = gb.build();
+  EXPECT_INPUT_ERROR(validate_graph(g), "nodes[0].outputs.dbias_tensor_uid",
+                     "dbias \"dbias\" has dims [5]; expected [1, 6, 1, 1]");
 }
 
 // ---- layernorm ----------------------------------------------------------------------------

@@ -184,5 +184,84 @@ TEST(CudnnProvider, FusedConvBiasReluRowsPass) {
   expect_rows_pass("fused_conv_bias_relu");
 }
 
+// Issue 13: each op family of graphs/samples has a passing cuDNN row in the layout cuDNN 9.14
+// takes (docs/providers.md, support table).
+TEST(CudnnProvider, PoolingRowsPass) {
+  REQUIRE_GPU();
+  for (const char* name :
+       {"resample_maxpool_3x3_s2", "resample_avgpool_include_padding", "resample_avgpool_exclude_padding",
+        "resample_maxpool_3d", "resample_maxpool_3x3_s2_nhwc_fp16",
+        "resample_avgpool_exclude_padding_nhwc_fp16", "resample_maxpool_3d_ndhwc_fp16"})
+    expect_rows_pass(name);
+}
+TEST(CudnnProvider, BatchnormInferenceRowsPass) {
+  REQUIRE_GPU();
+  expect_rows_pass("batchnorm_inference_nhwc_fp16");
+  expect_rows_pass("batchnorm_inference_variance_ext_nhwc_fp16");
+}
+TEST(CudnnProvider, BatchnormTrainingRowsPass) {
+  REQUIRE_GPU();
+  expect_rows_pass("batchnorm_training_running_nhwc_fp16");
+}
+TEST(CudnnProvider, BatchnormBackwardRowsPass) {
+  REQUIRE_GPU();
+  expect_rows_pass("batchnorm_backward_nhwc_fp16");
+}
+TEST(CudnnProvider, LayerAndRmsNormRowsPass) {
+  REQUIRE_GPU();
+  expect_rows_pass("layernorm_training");
+  expect_rows_pass("rmsnorm_training_hidden");
+  expect_rows_pass("rmsnorm_inference_hidden_bf16");
+}
+TEST(CudnnProvider, StandalonePointwiseRowsPass) {
+  REQUIRE_GPU();
+  expect_rows_pass("pointwise_identity");
+  expect_rows_pass("pointwise_mul_row_broadcast");
+  expect_rows_pass("pointwise_add_bias_broadcast_nhwc");
+}
+TEST(CudnnProvider, ReductionRowsPass) {
+  REQUIRE_GPU();
+  expect_rows_pass("reduction_add");
+  expect_rows_pass("reduction_max");
+  expect_rows_pass("reduction_add_per_channel_nhwc");
+}
+TEST(CudnnProvider, MatmulWithABroadcastBatchRowsPass) {
+  REQUIRE_GPU();
+  expect_rows_pass("matmul_broadcast_weights_fp16");
+}
+
+// Where cuDNN refuses, every row (or the engine list) says so with cuDNN's reason and what it
+// would accept.
+void expect_documented_skip(const std::string& name, const std::string& says) {
+  SCOPED_TRACE(name);
+  auto provider = make_cudnn_provider();
+  auto stream = provider->make_stream();
+  const Graph graph = sample(name);
+  std::vector<EngineInfo> engines;
+  try {
+    engines = provider->engines(graph);
+  } catch (const Unsupported& e) {
+    EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    return;
+  }
+  GraphData data(graph, 42);
+  for (const auto& engine : engines) {
+    const RowResult row = run_row(data, *provider, *stream, engine, quick_options());
+    SCOPED_TRACE(engine.id);
+    ASSERT_EQ(row.status, RowStatus::skipped) << row.error_message.value_or("");
+    ASSERT_TRUE(row.skip_reason);
+    EXPECT_NE(row.skip_reason->find(says), std::string::npos) << *row.skip_reason;
+  }
+}
+
+TEST(CudnnProvider, RefusalsSayWhatCudnnWouldAccept) {
+  REQUIRE_GPU();
+  expect_documented_skip("pointwise_add_bias_broadcast", "channels-last");
+  expect_documented_skip("batchnorm_inference", "channels-last");
+  expect_documented_skip("reduction_avg", "ADD, MIN and MAX");
+  expect_documented_skip("rmsnorm_inference_bias", "one value per normalized element");
+  expect_documented_skip("matmul_broadcast_batch_fp32", "one batch dim");
+}
+
 }  // namespace
 }  // namespace dnnbench

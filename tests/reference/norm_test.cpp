@@ -1,5 +1,5 @@
-// Batchnorm inference, layernorm and RMSNorm references: hand cases, statistics outputs and
-// broadcasting of scale and bias.
+// Batchnorm inference, training and backward, layernorm and RMSNorm references: hand cases,
+// statistics outputs and broadcasting of scale and bias.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -48,6 +48,92 @@ TEST(ReferenceBatchnorm, VarianceExtTakesVarianceAndEpsilon) {
            {bias, dense({1}, {0})}};
   run_reference(b.graph(), v);  // epsilon comes from the graph's by-value scalar
   EXPECT_EQ(v.at(y).data, (std::vector<double>{0, 1, 2, 3}));
+}
+
+TEST(ReferenceBatchnorm, TrainingHandComputedWithRunningAverages) {
+  GraphBuilder b;
+  // One channel, four values: mean 2.5, biased variance 1.25, unbiased 5/3; epsilon 0.
+  const auto x = b.tensor("x", {2, 1, 2}), scale = b.tensor("scale", {1}), bias = b.tensor("bias", {1}),
+             eps = b.scalar("epsilon", 0.0), prev_mean = b.tensor("prev_running_mean", {1}),
+             prev_var = b.tensor("prev_running_variance", {1}), momentum = b.scalar("momentum", 0.25),
+             y = b.tensor("y", {2, 1, 2}), mean = b.tensor("mean", {1}), inv = b.tensor("inv_variance", {1}),
+             next_mean = b.tensor("next_running_mean", {1}),
+             next_var = b.tensor("next_running_variance", {1});
+  b.node("BatchnormAttributes", OpKind::batchnorm_training,
+         {{"x", x},
+          {"scale", scale},
+          {"bias", bias},
+          {"epsilon", eps},
+          {"prev_running_mean", prev_mean},
+          {"prev_running_variance", prev_var},
+          {"momentum", momentum}},
+         {{"y", y},
+          {"mean", mean},
+          {"inv_variance", inv},
+          {"next_running_mean", next_mean},
+          {"next_running_variance", next_var}},
+         BatchnormParams{});
+  Values v{{x, dense({2, 1, 2}, {1, 2, 3, 4})},
+           {scale, dense({1}, {2})},
+           {bias, dense({1}, {1})},
+           {prev_mean, dense({1}, {0})},
+           {prev_var, dense({1}, {1})}};
+  run_reference(b.graph(), v);
+  const double inv_std = 1 / std::sqrt(1.25);
+  EXPECT_DOUBLE_EQ(v.at(mean).data[0], 2.5);
+  EXPECT_DOUBLE_EQ(v.at(inv).data[0], inv_std);
+  EXPECT_NEAR(v.at(y).data[0], 2 * (1 - 2.5) * inv_std + 1, 1e-14);
+  EXPECT_NEAR(v.at(y).data[3], 2 * (4 - 2.5) * inv_std + 1, 1e-14);
+  EXPECT_DOUBLE_EQ(v.at(next_mean).data[0], 0.75 * 0 + 0.25 * 2.5);
+  EXPECT_NEAR(v.at(next_var).data[0], 0.75 * 1 + 0.25 * (5.0 / 3.0), 1e-15);
+}
+
+TEST(ReferenceBatchnorm, BackwardMatchesFiniteDifferencesOfTraining) {
+  // dx of the training forward (statistics of the batch) against central differences of
+  // L = sum(dy * y), with the saved statistics the forward computed.
+  const std::vector<std::int64_t> dims{2, 2, 3};
+  const std::vector<double> xs{0.3, -1.2, 0.8, 2.0, 0.1, -0.4, 1.1, 0.5, -0.7, -1.5, 0.9, 0.2};
+  const std::vector<double> dys{0.5, -0.3, 0.2, 0.1, 0.9, -0.6, -0.2, 0.4, 0.7, -0.8, 0.3, 0.05};
+  const std::vector<double> gamma{1.5, -0.5}, beta{0.2, 0.1};
+  auto forward = [&](const std::vector<double>& xv, Values* saved) {
+    GraphBuilder b;
+    const auto x = b.tensor("x", dims), scale = b.tensor("scale", {2}), bias = b.tensor("bias", {2}),
+               eps = b.scalar("epsilon", 1e-3), y = b.tensor("y", dims), mean = b.tensor("mean", {2}),
+               inv = b.tensor("inv_variance", {2});
+    b.node("BatchnormAttributes", OpKind::batchnorm_training,
+           {{"x", x}, {"scale", scale}, {"bias", bias}, {"epsilon", eps}},
+           {{"y", y}, {"mean", mean}, {"inv_variance", inv}}, BatchnormParams{});
+    Values v{{x, dense(dims, xv)}, {scale, dense({2}, gamma)}, {bias, dense({2}, beta)}};
+    run_reference(b.graph(), v);
+    if (saved) *saved = {{0, v.at(mean)}, {1, v.at(inv)}};
+    double loss = 0;
+    for (std::size_t i = 0; i < dys.size(); ++i) loss += dys[i] * v.at(y).data[i];
+    return loss;
+  };
+  Values stats;
+  forward(xs, &stats);
+  GraphBuilder b;
+  const auto dy = b.tensor("dy", dims), x = b.tensor("x", dims), mean = b.tensor("mean", {2}),
+             inv = b.tensor("inv_variance", {2}), scale = b.tensor("scale", {2}), dx = b.tensor("dx", dims),
+             dscale = b.tensor("dscale", {2}), dbias = b.tensor("dbias", {2});
+  b.node("BatchnormBackwardAttributes", OpKind::batchnorm_backward,
+         {{"dy", dy}, {"x", x}, {"mean", mean}, {"inv_variance", inv}, {"scale", scale}},
+         {{"dx", dx}, {"dscale", dscale}, {"dbias", dbias}}, BatchnormParams{});
+  Values v{{dy, dense(dims, dys)},
+           {x, dense(dims, xs)},
+           {mean, stats.at(0)},
+           {inv, stats.at(1)},
+           {scale, dense({2}, gamma)}};
+  run_reference(b.graph(), v);
+  const double h = 1e-6;
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    auto plus = xs, minus = xs;
+    plus[i] += h;
+    minus[i] -= h;
+    EXPECT_NEAR(v.at(dx).data[i], (forward(plus, nullptr) - forward(minus, nullptr)) / (2 * h), 1e-6) << i;
+  }
+  // dbias = sum of dy per channel (channel 0: elements 0-2 and 6-8).
+  EXPECT_NEAR(v.at(dbias).data[0], 0.5 - 0.3 + 0.2 - 0.2 + 0.4 + 0.7, 1e-15);
 }
 
 struct LayernormGraph {

@@ -22,6 +22,8 @@ extern const OpRules kMatmulRules;
 extern const OpRules kPointwiseRules;
 extern const OpRules kBatchnormInferenceRules;
 extern const OpRules kBatchnormInferenceVarianceExtRules;
+extern const OpRules kBatchnormTrainingRules;
+extern const OpRules kBatchnormBackwardRules;
 extern const OpRules kLayernormRules;
 extern const OpRules kRmsnormRules;
 extern const OpRules kReductionRules;

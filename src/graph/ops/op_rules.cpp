@@ -17,6 +17,8 @@ constexpr const OpRules* kAllRules[] = {
     &kPointwiseRules,
     &kBatchnormInferenceRules,
     &kBatchnormInferenceVarianceExtRules,
+    &kBatchnormTrainingRules,
+    &kBatchnormBackwardRules,
     &kLayernormRules,
     &kRmsnormRules,
     &kReductionRules,

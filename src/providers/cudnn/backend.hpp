@@ -73,6 +73,9 @@ DNNBENCH_CUDNN_ATTR_TYPE(cudnnBackendNumericalNote_t, CUDNN_TYPE_NUMERICAL_NOTE)
 DNNBENCH_CUDNN_ATTR_TYPE(cudnnBackendBehaviorNote_t, CUDNN_TYPE_BEHAVIOR_NOTE);
 DNNBENCH_CUDNN_ATTR_TYPE(cudnnBackendNormMode_t, CUDNN_TYPE_NORM_MODE);
 DNNBENCH_CUDNN_ATTR_TYPE(cudnnBackendNormFwdPhase_t, CUDNN_TYPE_NORM_FWD_PHASE);
+DNNBENCH_CUDNN_ATTR_TYPE(cudnnResampleMode_t, CUDNN_TYPE_RESAMPLE_MODE);
+DNNBENCH_CUDNN_ATTR_TYPE(cudnnPaddingMode_t, CUDNN_TYPE_PADDING_MODE);
+DNNBENCH_CUDNN_ATTR_TYPE(cudnnFraction_t, CUDNN_TYPE_FRACTION);
 #undef DNNBENCH_CUDNN_ATTR_TYPE
 
 void set_raw(const Descriptor& d, cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type,

@@ -70,9 +70,9 @@ class CudnnProvider final : public Provider {
   std::vector<EngineInfo> engines(const Graph& graph) override {
     const Analysis& a = analysis(graph);
     if (a.engines.empty())
-      throw Unsupported(fmt::format("cuDNN finalizes none of its {} engines for this graph ({}){}",
-                                    a.global_count, a.graph->summary,
-                                    a.refused.empty() ? "" : ": " + a.refused.front()));
+      throw Unsupported(fmt::format(
+          "cuDNN finalizes none of its {} engines for this graph ({}){}{}", a.global_count, a.graph->summary,
+          a.refused.empty() ? "" : ": " + a.refused.front(), hints_text(a.graph->hints)));
     std::vector<EngineInfo> out;
     for (const auto& e : a.engines) {
       EngineInfo info{engine_id(e.index), engine_id(e.index), e.notes};
@@ -112,8 +112,13 @@ class CudnnProvider final : public Provider {
 
   std::unique_ptr<Plan> build(const Graph& graph, const PlanSpec& spec) override {
     const EngineConfig config = from_spec(spec);
+    const auto& hints = analysis(graph).graph->hints;
     try {
       return std::make_unique<CudnnPlan>(analysis(graph).graph, config);
+    } catch (const Unsupported& e) {
+      // cuDNN's reason, then what it would accept where the lowering knows.
+      if (hints.empty()) throw;
+      throw Unsupported(e.what() + hints_text(hints));
     } catch (const ConfigFailed& e) {
       // Measured on cuDNN 9.14 (H200): layer norm engines that the heuristic does not list for
       // the graph fail their engine config with EXECUTION_FAILED (fillup_num_execution_groups())
@@ -123,7 +128,8 @@ class CudnnProvider final : public Provider {
       if (e.status == CUDNN_STATUS_EXECUTION_FAILED && !listed_by_heuristic(graph, config.engine))
         throw Unsupported(
             std::string(e.what()) +
-            " (an engine the heuristic does not list for this graph: cuDNN refuses its config)");
+            " (an engine the heuristic does not list for this graph: cuDNN refuses its config)" +
+            hints_text(hints));
       throw;
     }
   }

@@ -14,6 +14,12 @@ constexpr std::size_t kMinRank = 3;
 // The frontend's default; true of cudaMalloc'd buffers (256-byte aligned).
 constexpr std::int64_t kByteAlignment = 16;
 
+std::int64_t product(const std::vector<std::int64_t>& dims) {
+  std::int64_t n = 1;
+  for (const std::int64_t d : dims) n *= d;
+  return n;
+}
+
 std::optional<std::int64_t> find_port(const std::vector<Port>& ports, std::string_view role) {
   for (const auto& p : ports)
     if (p.role == role) return p.uid;
@@ -21,6 +27,35 @@ std::optional<std::int64_t> find_port(const std::vector<Port>& ports, std::strin
 }
 
 }  // namespace
+
+std::string hints_text(const std::vector<std::string>& hints) {
+  std::string text;
+  for (const auto& h : hints) text += "; " + h;
+  return text;
+}
+
+std::optional<std::string> broadcast_hint(const Graph& graph, std::int64_t operand, std::int64_t out) {
+  const TensorDesc& b = graph.tensor(operand);
+  const TensorDesc& y = graph.tensor(out);
+  if (b.dims.size() > y.dims.size()) return std::nullopt;
+  const std::size_t lead = y.dims.size() - b.dims.size();
+  // The operand's own (non-1) dims must all be faster in y's memory than every dim it
+  // broadcasts over: a per-channel vector of NHWC data, a row vector of row-major data.
+  std::int64_t slowest_own = 0, fastest_broadcast = -1;
+  for (std::size_t k = 0; k < y.dims.size(); ++k) {
+    const std::int64_t d = k < lead ? 1 : b.dims[k - lead];
+    if (y.dims[k] == 1) continue;
+    if (d == 1) {
+      if (fastest_broadcast < 0 || y.strides[k] < fastest_broadcast) fastest_broadcast = y.strides[k];
+    } else {
+      slowest_own = std::max(slowest_own, y.strides[k]);
+    }
+  }
+  if (fastest_broadcast < 0 || slowest_own < fastest_broadcast) return std::nullopt;
+  return "cuDNN's pointwise engines broadcast an operand only over dims slower in memory than its own "
+         "(a per-channel vector needs channels-last data, e.g. NHWC); '" +
+         b.name + "' varies along a dim slower than one it broadcasts over";
+}
 
 cudnnDataType_t data_type(DataType type) {
   switch (type) {
@@ -72,17 +107,32 @@ Lowering::Lowering(const Graph& graph, std::shared_ptr<const Handle> handle)
   // cuDNN's fusion engines take elementwise graphs only on channels-last packed tensors
   // ("NSpatialC ordered fully packed"; a row-major [N, C, H, W] is refused with
   // NOT_SUPPORTED_LAYOUT). Which dim is called C means nothing to an elementwise op, so such
-  // graphs relabel every tensor's dims the same way: the output's slowest
-  // dim first, its fastest dim second, the rest in between — the same data, now NHWC-shaped.
-  // Reductions are left out: relabelled, the one engine that took reduction_add on the H200
-  // (cuDNN 9.14, eng1) returned wrong sums; unrelabelled they are refused (!is_NHWC), which is
-  // a skip with cuDNN's reason rather than a result nobody can trust yet.
+  // graphs relabel every tensor's dims the same way: the slowest dim first, the fastest second,
+  // the rest in between — the same data, now NHWC-shaped — at rank 4 at least (rank-3 pointwise
+  // graphs are refused; measured on the H200, cuDNN 9.14, 2026-12-01). Reductions take the same
+  // view where they are not a row, column or whole reduction (reduction.cpp shows those in two
+  // dims); relabelled, reduction_add passes on eng1.
   const bool elementwise = std::all_of(graph.nodes.begin(), graph.nodes.end(), [](const Node& n) {
-    return n.kind == OpKind::pointwise || n.kind == OpKind::batchnorm_inference;
+    return n.kind == OpKind::pointwise || n.kind == OpKind::batchnorm_inference ||
+           n.kind == OpKind::reduction;
   });
+  elementwise_ = elementwise;
+  if (elementwise) rank_ = std::max<std::size_t>(rank_, 4);
+  // The order comes from the graph's largest tensor (a reduction's input, an elementwise
+  // graph's output): its strides say which dim is fastest in memory.
   const auto outputs = graph.output_uids();
-  if (elementwise && !outputs.empty()) {
-    const Shape out = shape_of(outputs.front());
+  std::optional<std::int64_t> widest;
+  std::int64_t widest_count = 0;
+  for (const std::int64_t uid : outputs) {
+    const std::int64_t n = product(graph.tensor(uid).dims);
+    if (!widest || n > widest_count) widest = uid, widest_count = n;
+  }
+  for (const auto& t : graph.tensors) {
+    const std::int64_t n = product(t.dims);
+    if (!t.is_virtual && !t.is_by_value() && widest && n > widest_count) widest = t.uid, widest_count = n;
+  }
+  if (elementwise && widest) {
+    const Shape out = shape_of(*widest);
     std::vector<std::size_t> order(out.dims.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(),
@@ -150,6 +200,11 @@ const Descriptor& Lowering::keep(Descriptor d) {
   return out_->settings.back();
 }
 
+void Lowering::hint(std::string text) {
+  if (std::find(out_->hints.begin(), out_->hints.end(), text) == out_->hints.end())
+    out_->hints.push_back(std::move(text));
+}
+
 void Lowering::add_op(Descriptor op, std::string_view label) {
   out_->ops.push_back(std::move(op));
   out_->summary += (out_->summary.empty() ? "" : " -> ") + std::string(label);
@@ -174,45 +229,56 @@ std::shared_ptr<OpGraph> Lowering::finish() {
   const cudnnStatus_t status = out_->graph.try_finalize();
   if (status != CUDNN_STATUS_SUCCESS)
     // Any refusal of the graph as a whole is cuDNN saying it cannot express it.
-    throw Unsupported(status_message(status, "cuDNN refused the operation graph (" + out_->summary + ")"));
+    throw Unsupported(status_message(status, "cuDNN refused the operation graph (" + out_->summary + ")") +
+                      hints_text(out_->hints));
   std::sort(out_->bound.begin(), out_->bound.end(),
             [](const BoundTensor& a, const BoundTensor& b) { return a.uid < b.uid; });
   return out_;
 }
+
+namespace {
+
+void lower_node(Lowering& low, const Node& node) {
+  switch (node.kind) {
+    case OpKind::conv_fwd:
+    case OpKind::conv_bwd_data:
+    case OpKind::conv_bwd_weights:
+      return lower_conv(low, node);
+    case OpKind::matmul:
+      return lower_matmul(low, node);
+    case OpKind::pointwise:
+      return lower_pointwise(low, node);
+    case OpKind::reduction:
+      return lower_reduction(low, node);
+    case OpKind::layernorm:
+      return lower_layernorm(low, node);
+    case OpKind::rmsnorm:
+      return lower_rmsnorm(low, node);
+    case OpKind::batchnorm_inference:
+      return lower_batchnorm(low, node);
+    case OpKind::batchnorm_training:
+      return lower_batchnorm_training(low, node);
+    case OpKind::batchnorm_backward:
+      return lower_batchnorm_backward(low, node);
+    case OpKind::resample:
+      return lower_resample(low, node);
+    case OpKind::unsupported:
+      break;
+  }
+  throw Unsupported("unsupported op " + node.type);
+}
+
+}  // namespace
 
 std::shared_ptr<OpGraph> lower_graph(const Graph& graph, std::shared_ptr<const Handle> handle) {
   if (auto types = graph.unsupported_types(); !types.empty())
     throw Unsupported("unsupported op " + types.front());
   Lowering low(graph, std::move(handle));
   for (const auto& node : graph.nodes) {
-    switch (node.kind) {
-      case OpKind::conv_fwd:
-      case OpKind::conv_bwd_data:
-      case OpKind::conv_bwd_weights:
-        lower_conv(low, node);
-        break;
-      case OpKind::matmul:
-        lower_matmul(low, node);
-        break;
-      case OpKind::pointwise:
-        lower_pointwise(low, node);
-        break;
-      case OpKind::reduction:
-        lower_reduction(low, node);
-        break;
-      case OpKind::layernorm:
-        lower_layernorm(low, node);
-        break;
-      case OpKind::rmsnorm:
-        lower_rmsnorm(low, node);
-        break;
-      case OpKind::batchnorm_inference:
-        lower_batchnorm(low, node);
-        break;
-      case OpKind::resample:
-        throw Unsupported("the cudnn provider does not lower resample (pooling) yet");
-      case OpKind::unsupported:
-        throw Unsupported("unsupported op " + node.type);
+    try {
+      lower_node(low, node);
+    } catch (const Unsupported& e) {
+      throw Unsupported(e.what() + hints_text(low.hints()));
     }
   }
   return low.finish();

@@ -36,7 +36,13 @@ struct OpGraph {
   Descriptor graph;
   std::vector<BoundTensor> bound;  // non-virtual tensors, in uid order
   std::string summary;             // "conv_fwd -> add -> relu_fwd"
+  // What cuDNN would accept instead, where the lowering can tell that it is outside what cuDNN
+  // 9.14 was measured to run (appended to cuDNN's refusals; docs/providers.md's support table).
+  std::vector<std::string> hints;
 };
+
+// "; <hint>; <hint>" or "" (appended to refusals).
+std::string hints_text(const std::vector<std::string>& hints);
 
 // Dims and strides as cuDNN sees one tensor.
 struct Shape {
@@ -61,6 +67,11 @@ class Lowering {
   // Keeps a settings descriptor alive; returns it.
   const Descriptor& keep(Descriptor d);
   void add_op(Descriptor op, std::string_view label);
+  // Records what cuDNN would accept instead (see OpGraph::hints).
+  void hint(std::string text);
+  const std::vector<std::string>& hints() const { return out_->hints; }
+  // True for graphs of pointwise, batch-norm inference and reduction nodes only (relabelled).
+  bool elementwise() const { return elementwise_; }
   // The node's compute type (the graph's when the node has none; float when neither has).
   DataType compute_dtype(const Node& node) const;
   // The node's compute type as cuDNN spells it.
@@ -74,9 +85,10 @@ class Lowering {
   std::shared_ptr<OpGraph> out_;
   std::size_t rank_ = 0;
   std::int64_t next_uid_ = 0;
-  // Elementwise-only graphs (pointwise, batch-norm inference) see every tensor with
+  // Elementwise-only graphs (pointwise, batch-norm inference, reduction) see every tensor with
   // its dims relabelled by this permutation (empty: none); see the constructor.
   std::vector<std::size_t> relabel_;
+  bool elementwise_ = false;
 };
 
 cudnnDataType_t data_type(DataType type);
@@ -91,7 +103,14 @@ void lower_pointwise(Lowering& low, const Node& node);
 void lower_reduction(Lowering& low, const Node& node);
 void lower_layernorm(Lowering& low, const Node& node);
 void lower_rmsnorm(Lowering& low, const Node& node);
-void lower_batchnorm(Lowering& low, const Node& node);  // inference, as pointwise ops
+void lower_batchnorm(Lowering& low, const Node& node);           // inference, as pointwise ops
+void lower_resample(Lowering& low, const Node& node);            // pooling forward
+void lower_batchnorm_training(Lowering& low, const Node& node);  // NORM_FORWARD, TRAINING
+void lower_batchnorm_backward(Lowering& low, const Node& node);  // NORM_BACKWARD
+
+// The hint for a pointwise operand that broadcasts over dims faster in memory than its own
+// (cuDNN's pointwise engines refuse those: "Unsupported pointwise pattern"), or nullopt.
+std::optional<std::string> broadcast_hint(const Graph& graph, std::int64_t operand, std::int64_t out);
 
 // A pointwise operation y = mode(x[, b]) with the node's settings (pointwise.cpp); used by the
 // pointwise family and by families that decompose into pointwise ops.

@@ -1,9 +1,31 @@
-// Matmul: C = A x B, batched. Our graphs allow rank 2..n with broadcast batch dims; cuDNN wants
-// every operand at the same rank with 1s where a batch broadcasts, which the common padded rank
-// gives (a [M, K] operand becomes [1, M, K]).
+// Matmul: C = A x B, batched. cuDNN's matmul is 3-D, [B, M, K] x [B, K, N] -> [B, M, N], with an
+// operand of batch 1 read by every batch. Our graphs allow rank 2..n with broadcast batch dims:
+// a lone matmul's batch dims are merged into one (graph/views.hpp); where they cannot be (a
+// batch broadcast on both sides, [2, 1] x [1, 3]), cuDNN sees the padded rank and refuses
+// ("!(a_layout == RowMajor || ColumnMajor)", measured on the H200, cuDNN 9.14). A matmul inside
+// a fused graph keeps the graph's common padded rank (a [M, K] operand becomes [1, M, K]).
+#include "graph/views.hpp"
 #include "providers/cudnn/lowering.hpp"
 
 namespace dnnbench::cudnn {
+
+namespace {
+
+// `s` (the padded shape) with its batch dims merged into one: [count, rows, cols].
+std::optional<Shape> three_d(const Shape& s, const std::vector<std::int64_t>& out_batch) {
+  const std::size_t r = s.dims.size();
+  const std::vector<std::int64_t> dims(s.dims.begin(), s.dims.end() - 2),
+      strides(s.strides.begin(), s.strides.end() - 2);
+  const auto batch = merged_batch(dims, strides, out_batch);
+  if (!batch) return std::nullopt;
+  const std::int64_t rows = s.dims[r - 2], cols = s.dims[r - 1];
+  // One matrix for every batch: batch 1, its stride the matrix's span (packed in cuDNN's eyes).
+  const std::int64_t span = std::max(rows * s.strides[r - 2], cols * s.strides[r - 1]);
+  return Shape{{batch->count, rows, cols},
+               {batch->count == 1 ? span : batch->stride, s.strides[r - 2], s.strides[r - 1]}};
+}
+
+}  // namespace
 
 void lower_matmul(Lowering& low, const Node& node) {
   Descriptor mm(CUDNN_BACKEND_MATMUL_DESCRIPTOR);
@@ -11,10 +33,30 @@ void lower_matmul(Lowering& low, const Node& node) {
   mm.finalize("matmul descriptor of node '" + node.name + "'");
   const Descriptor& kept = low.keep(std::move(mm));
 
+  const std::int64_t a = input_uid(node, "a"), b = input_uid(node, "b"), c = output_uid(node, "c");
+  const Shape c_shape = low.shape_of(c);
+  std::optional<Shape> a3, b3, c3;
+  if (c_shape.dims.size() > 3 && low.graph().nodes.size() == 1) {
+    const std::vector<std::int64_t> out_batch(c_shape.dims.begin(), c_shape.dims.end() - 2);
+    a3 = three_d(low.shape_of(a), out_batch);
+    b3 = three_d(low.shape_of(b), out_batch);
+    c3 = three_d(c_shape, out_batch);
+    if (!a3 || !b3 || !c3)
+      low.hint(
+          "cuDNN's matmul has one batch dim ([B, M, K] x [B, K, N]); these batch dims merge into none (a "
+          "batch "
+          "broadcast on both sides, or batches that are no single strided run): broadcast one operand only");
+  }
   Descriptor op(CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR);
-  set(op, CUDNN_ATTR_OPERATION_MATMUL_ADESC, low.tensor(input_uid(node, "a")));
-  set(op, CUDNN_ATTR_OPERATION_MATMUL_BDESC, low.tensor(input_uid(node, "b")));
-  set(op, CUDNN_ATTR_OPERATION_MATMUL_CDESC, low.tensor(output_uid(node, "c")));
+  if (a3 && b3 && c3) {
+    set(op, CUDNN_ATTR_OPERATION_MATMUL_ADESC, low.tensor(a, a3));
+    set(op, CUDNN_ATTR_OPERATION_MATMUL_BDESC, low.tensor(b, b3));
+    set(op, CUDNN_ATTR_OPERATION_MATMUL_CDESC, low.tensor(c, c3));
+  } else {
+    set(op, CUDNN_ATTR_OPERATION_MATMUL_ADESC, low.tensor(a));
+    set(op, CUDNN_ATTR_OPERATION_MATMUL_BDESC, low.tensor(b));
+    set(op, CUDNN_ATTR_OPERATION_MATMUL_CDESC, low.tensor(c));
+  }
   set(op, CUDNN_ATTR_OPERATION_MATMUL_DESC, kept);
   op.finalize("matmul operation of node '" + node.name + "'");
   low.add_op(std::move(op), "matmul");

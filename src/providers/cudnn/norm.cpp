@@ -1,4 +1,6 @@
-// Norms. Layer norm and RMS norm are one NORM_FORWARD each: cuDNN normalizes every dim after
+// Norms. Batch-norm training is one NORM_FORWARD (BATCH_NORM, TRAINING) and its backward one
+// NORM_BACKWARD, as the cuDNN frontend builds them: per-channel tensors as [1, C, 1, 1].
+// Layer norm and RMS norm are one NORM_FORWARD each: cuDNN normalizes every dim after
 // the first, so x is seen as [outer, inner, 1, 1] (the batch dims merged, then the normalized
 // dims merged) when the graph normalizes trailing dims of a tensor whose groups are contiguous.
 // Batch-norm inference is four pointwise ops, as the cuDNN frontend builds it.
@@ -81,6 +83,21 @@ void lower_norm(Lowering& low, const Node& node, cudnnBackendNormMode_t mode, No
                         std::string(label) + " needs");
     return shape;
   };
+  // What cuDNN was measured to refuse (H200, cuDNN 9.14, 2026-12-01), said before it refuses.
+  std::int64_t inner = 1;
+  for (std::size_t k = *split; k < x.dims.size(); ++k) inner *= x.dims[k];
+  for (const std::optional<std::int64_t>& uid :
+       {std::optional<std::int64_t>(input_uid(node, "scale")), roles.bias}) {
+    if (!uid) continue;
+    std::int64_t count = 1;
+    for (const std::int64_t d : g.tensor(*uid).dims) count *= d;
+    if (count != inner)
+      low.hint("cuDNN's " + std::string(label) +
+               " takes scale and bias with one value per normalized element (" + std::to_string(inner) +
+               " here); '" + g.tensor(*uid).name + "' has " + std::to_string(count));
+  }
+  if (mode == CUDNN_RMS_NORM && phase == NormPhase::inference && roles.bias)
+    low.hint("cuDNN 9.14 refuses RMS norm inference with a bias (the same graph without one runs)");
   const DataType compute = low.compute_dtype(node);
   const Shape eps_shape{{1, 1, 1, 1}, {1, 1, 1, 1}};
 
@@ -125,9 +142,25 @@ void lower_rmsnorm(Lowering& low, const Node& node) {
              "rms_norm");
 }
 
+namespace {
+
+// A per-channel tensor ([C] or [1, C, 1, ...]) as cuDNN's batch norm wants it: x's rank, C at
+// axis 1, packed.
+Shape per_channel(std::int64_t channels, std::size_t rank) {
+  Shape s{std::vector<std::int64_t>(rank, 1), std::vector<std::int64_t>(rank, channels)};
+  s.dims[1] = channels;
+  s.strides[1] = 1;
+  return s;
+}
+
+}  // namespace
+
 void lower_batchnorm(Lowering& low, const Node& node) {
   const auto& p = node.as<BatchnormParams>();
   const Graph& g = low.graph();
+  if (low.elementwise())
+    for (const char* role : {"mean", "scale", "bias", p.variance_ext ? "variance" : "inv_variance"})
+      if (auto h = broadcast_hint(g, input_uid(node, role), output_uid(node, "y"))) low.hint(*h);
   const cudnnDataType_t math = low.compute_type(node);
   const DataType inter = low.compute_dtype(node);
   const std::int64_t x = input_uid(node, "x");
@@ -160,6 +193,73 @@ void lower_batchnorm(Lowering& low, const Node& node) {
                 "mul");
   add_pointwise(low, CUDNN_POINTWISE_ADD, math, scaled, &low.tensor(input_uid(node, "bias")),
                 low.tensor(output_uid(node, "y")), "add");
+}
+
+namespace {
+
+// A per-channel role of the node as cuDNN's batch norm sees it.
+const Descriptor& channel_tensor(Lowering& low, const Node& node, std::int64_t uid) {
+  const TensorDesc& x = low.graph().tensor(input_uid(node, "x"));
+  return low.tensor(uid, per_channel(x.dims[1], low.shape_of(x.uid).dims.size()));
+}
+
+std::int64_t by_value(const Lowering& low, const Node& node, std::string_view role) {
+  const std::int64_t uid = input_uid(node, role);
+  if (!low.graph().tensor(uid).is_by_value())
+    throw Unsupported(std::string(role) + " must be a by-value scalar for the cudnn provider");
+  return uid;
+}
+
+}  // namespace
+
+void lower_batchnorm_training(Lowering& low, const Node& node) {
+  const auto mean = find(node.outputs, "mean"), inv_variance = find(node.outputs, "inv_variance");
+  if (!mean || !inv_variance)
+    throw Unsupported(
+        "cuDNN's training batch norm writes the saved mean and inv_variance: the graph has no "
+        "such outputs");
+  const DataType compute = low.compute_dtype(node);
+  const Shape scalar{{1, 1, 1, 1}, {1, 1, 1, 1}};
+  Descriptor op(CUDNN_BACKEND_OPERATION_NORM_FORWARD_DESCRIPTOR);
+  set(op, CUDNN_ATTR_OPERATION_NORM_FWD_MODE, CUDNN_BATCH_NORM);
+  set(op, CUDNN_ATTR_OPERATION_NORM_FWD_PHASE, CUDNN_NORM_FWD_TRAINING);
+  set(op, CUDNN_ATTR_OPERATION_NORM_FWD_XDESC, low.tensor(input_uid(node, "x")));
+  set(op, CUDNN_ATTR_OPERATION_NORM_FWD_MEAN_DESC, channel_tensor(low, node, *mean));
+  set(op, CUDNN_ATTR_OPERATION_NORM_FWD_INV_VARIANCE_DESC, channel_tensor(low, node, *inv_variance));
+  set(op, CUDNN_ATTR_OPERATION_NORM_FWD_SCALE_DESC, channel_tensor(low, node, input_uid(node, "scale")));
+  set(op, CUDNN_ATTR_OPERATION_NORM_FWD_BIAS_DESC, channel_tensor(low, node, input_uid(node, "bias")));
+  set(op, CUDNN_ATTR_OPERATION_NORM_FWD_EPSILON_DESC,
+      low.tensor(by_value(low, node, "epsilon"), scalar, compute));
+  if (const auto prev_mean = find(node.inputs, "prev_running_mean")) {
+    set(op, CUDNN_ATTR_OPERATION_NORM_FWD_INPUT_RUNNING_MEAN_DESC, channel_tensor(low, node, *prev_mean));
+    set(op, CUDNN_ATTR_OPERATION_NORM_FWD_INPUT_RUNNING_VAR_DESC,
+        channel_tensor(low, node, input_uid(node, "prev_running_variance")));
+    set(op, CUDNN_ATTR_OPERATION_NORM_FWD_OUTPUT_RUNNING_MEAN_DESC,
+        channel_tensor(low, node, output_uid(node, "next_running_mean")));
+    set(op, CUDNN_ATTR_OPERATION_NORM_FWD_OUTPUT_RUNNING_VAR_DESC,
+        channel_tensor(low, node, output_uid(node, "next_running_variance")));
+    set(op, CUDNN_ATTR_OPERATION_NORM_FWD_EXP_AVG_FACTOR_DESC,
+        low.tensor(by_value(low, node, "momentum"), scalar, compute));
+  }
+  set(op, CUDNN_ATTR_OPERATION_NORM_FWD_YDESC, low.tensor(output_uid(node, "y")));
+  op.finalize("batch_norm training operation of node '" + node.name + "'");
+  low.add_op(std::move(op), "batch_norm_training");
+}
+
+void lower_batchnorm_backward(Lowering& low, const Node& node) {
+  Descriptor op(CUDNN_BACKEND_OPERATION_NORM_BACKWARD_DESCRIPTOR);
+  set(op, CUDNN_ATTR_OPERATION_NORM_BWD_MODE, CUDNN_BATCH_NORM);
+  set(op, CUDNN_ATTR_OPERATION_NORM_BWD_XDESC, low.tensor(input_uid(node, "x")));
+  set(op, CUDNN_ATTR_OPERATION_NORM_BWD_DYDESC, low.tensor(input_uid(node, "dy")));
+  set(op, CUDNN_ATTR_OPERATION_NORM_BWD_MEAN_DESC, channel_tensor(low, node, input_uid(node, "mean")));
+  set(op, CUDNN_ATTR_OPERATION_NORM_BWD_INV_VARIANCE_DESC,
+      channel_tensor(low, node, input_uid(node, "inv_variance")));
+  set(op, CUDNN_ATTR_OPERATION_NORM_BWD_SCALE_DESC, channel_tensor(low, node, input_uid(node, "scale")));
+  set(op, CUDNN_ATTR_OPERATION_NORM_BWD_DSCALE_DESC, channel_tensor(low, node, output_uid(node, "dscale")));
+  set(op, CUDNN_ATTR_OPERATION_NORM_BWD_DBIAS_DESC, channel_tensor(low, node, output_uid(node, "dbias")));
+  set(op, CUDNN_ATTR_OPERATION_NORM_BWD_DXDESC, low.tensor(output_uid(node, "dx")));
+  op.finalize("batch_norm backward operation of node '" + node.name + "'");
+  low.add_op(std::move(op), "batch_norm_backward");
 }
 
 }  // namespace dnnbench::cudnn

@@ -103,6 +103,11 @@ void lower_pointwise(Lowering& low, const Node& node) {
   if (p.arity() > 2) throw Unsupported("the cudnn provider lowers pointwise ops of one or two inputs");
   const Descriptor& x = low.tensor(input_uid(node, "in_0"));
   const Descriptor* b = p.arity() == 2 ? &low.tensor(input_uid(node, "in_1")) : nullptr;
+  // Only pointwise-only graphs: a fusion (conv + bias) has its own rules for broadcast operands.
+  if (p.arity() == 2 && low.elementwise())
+    for (const char* role : {"in_0", "in_1"})
+      if (auto h = broadcast_hint(low.graph(), input_uid(node, role), output_uid(node, "out_0")))
+        low.hint(*h);
   const Descriptor& y = low.tensor(output_uid(node, "out_0"));
   add_pointwise(low, pointwise_mode(p.op), low.compute_type(node), x, b, y, pointwise_op_name(p.op), &p);
 }

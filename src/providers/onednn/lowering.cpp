@@ -183,6 +183,9 @@ Lowered lower_anchor(const AnchorContext& ctx) {
       return lower_resample(ctx);
     case OpKind::rmsnorm:
       throw Unsupported("RMSNorm: oneDNN 2.x has no RMS normalization primitive");
+    case OpKind::batchnorm_training:
+    case OpKind::batchnorm_backward:
+      throw Unsupported("the onednn provider lowers batch-norm inference only");
     case OpKind::unsupported:
       break;
   }
