@@ -9,6 +9,7 @@
 #include "run/gpu_clocks.hpp"
 #include "run/oracle.hpp"
 #include "run/plan_session.hpp"
+#include "run/plans_from.hpp"
 #include "tensor/npy.hpp"
 
 namespace dnnbench {
@@ -67,6 +68,7 @@ RowResult run_row(GraphData& data, Provider& provider, Stream& stream, const Eng
   try {
     heuristic = provider.heuristic_plan(graph, engine);
     row.plan_name = heuristic->name();
+    row.plan_knobs = knob_pairs(*heuristic);
 
     stage = "build";
     PlanSession session(data, provider, stream, *heuristic);
@@ -85,10 +87,22 @@ RowResult run_row(GraphData& data, Provider& provider, Stream& stream, const Eng
     row.correctness = session.checked_run(options);
 
     stage = "warm-up";
-    session.warm_up_until_steady(options.warmup);
+    if (options.profile_child_plan) {
+      // A profiled child (--profile): exactly the timed executions inside the capture range, so a
+      // plain warm-up (the steady-state search would hand its samples to the measurement).
+      if (row.plan_name != *options.profile_child_plan)
+        throw std::runtime_error(fmt::format("the profiled child builds plan {}, not the row's plan {}",
+                                             row.plan_name.value_or("?"), *options.profile_child_plan));
+      session.warm_up(std::max<std::int64_t>(1, options.warmup));
+    } else {
+      session.warm_up_until_steady(options.warmup);
+    }
     stage = "measure";
     auto rule = make_stopping_rule(options);
+    if (options.profile_child_plan)
+      stream.profiler_start(fmt::format("{}/{}/{}/{}", graph.name, row.provider, engine.id, *row.plan_name));
     auto m = session.measure(*rule, options.save_samples);
+    if (options.profile_child_plan) stream.profiler_stop();
     stage = "kernel activity";
     session.record_kernels(m);
     row.kernels = m.kernels;
@@ -119,6 +133,9 @@ RowResult run_row(GraphData& data, Provider& provider, Stream& stream, const Eng
   // The oracle runs after the OOTB pass and never changes its fields, status or exit code.
   if (options.oracle.enabled && row.status == RowStatus::success && heuristic)
     run_oracle(data, provider, stream, engine, *heuristic, options, row);
+  // --plans-from: the stored plans of this row re-timed against today's heuristic plan.
+  if (options.plans_from && row.status == RowStatus::success && heuristic)
+    retime_stored_plans(data, provider, stream, engine, *heuristic, options, row);
   row.row_time_ms = row_timer.elapsed_ms();
   return row;
 }
