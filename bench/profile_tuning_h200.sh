@@ -4,13 +4,16 @@
 #   2. --profile ncu on three perf graphs: ncu's kernel durations vs dnnbench's CUPTI kernel sum;
 #   3. a tuning file made with cuDNN 9.14 (--oracle --export-plans, two engines per graph);
 #   4. --plans-from that file with cuDNN 9.19: stored winner vs today's pick, per graph.
-# Usage: bench/profile_tuning_h200.sh OUT_DIR   (from the repository root, .debs carried)
+# Usage: bench/profile_tuning_h200.sh OUT_DIR   (from the repository root, .debs carried);
+# OUT_DIR.tgz then holds the logs, results, tuning files and ncu CSVs (not the .ncu-rep files).
 set -uo pipefail
 OUT_DIR=${1:-out/issue17}
 mkdir -p "$OUT_DIR"
 export PATH="/opt/nvidia/nsight-compute/2025.3.1:$PATH"
 command -v ncu || ls -d /opt/nvidia/nsight-compute/*/ 2>/dev/null
-GPU_RUN_SKIP_TESTS=1 GPU_RUN_SKIP_SMOKE=1 scripts/gpu-run.sh "$OUT_DIR/build914" > "$OUT_DIR/gpu-run.log" 2>&1
+# GPU_TESTS=1: also the `gpu`-labelled tests (about a minute more); default: the build only.
+if [ "${GPU_TESTS:-0}" = 1 ]; then tests=(GPU_RUN_ONLY_GPU_TESTS=1); else tests=(GPU_RUN_SKIP_TESTS=1); fi
+env "${tests[@]}" GPU_RUN_SKIP_SMOKE=1 scripts/gpu-run.sh "$OUT_DIR/build914" > "$OUT_DIR/gpu-run.log" 2>&1
 echo "9.14 build: rc $?"; tail -3 "$OUT_DIR/gpu-run.log"
 export LD_LIBRARY_PATH="/tmp/dnnbench-prefix/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 CUDNN919=$(python3 -c "import nvidia.cudnn; print(list(nvidia.cudnn.__path__)[0])" 2>/dev/null)

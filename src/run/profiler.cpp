@@ -186,9 +186,8 @@ std::string counter_permission_problem(std::string_view text, bool is_root) {
 std::string profiling_refusal(ProfileRequest& request, const std::string& path_env,
                               const fs::path& nvidia_params) {
   if (request.tool == "nsys")
-    return "--profile nsys: nsys 2025.3.1 on the H200 machine records a .qdstrm but cannot turn it into a "
-           "report (its QdstrmImporter fails), so there is nothing to read back; use --profile ncu "
-           "(docs/profiling.md)";
+    return "--profile nsys: nsys 2025.3.1 on the H200 machine writes a .qdstrm capture but cannot turn it "
+           "into a report, so there would be nothing to read back; use --profile ncu (docs/profiling.md)";
   request.tool_path = find_on_path("ncu", path_env);
   if (request.tool_path.empty())
     return "--profile ncu: ncu (Nsight Compute) is not on PATH; install Nsight Compute or put its folder on "
