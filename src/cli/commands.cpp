@@ -299,8 +299,8 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
       for (const auto& graph : suite.graphs)
         for (const auto& row : graph.results)
           if (row.profile) {
-            fmt::print(std::cout, "\n{} / {} / {} ({})\n", graph.graph_name, row.provider, row.engine_id.value_or("-"),
-                       row.plan_name.value_or("-"));
+            fmt::print(std::cout, "\n{} / {} / {} ({})\n", graph.graph_name, row.provider,
+                       row.engine_id.value_or("-"), row.plan_name.value_or("-"));
             print_profile_details(std::cout, row);
           }
   }
@@ -343,7 +343,8 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
     try {
       const auto records = tuning_records(suite);
       write_tuning_file(c.export_plans, records);
-      if (!c.quiet) fmt::print(std::cout, "Tuning records ({}) written to {}\n", records.size(), c.export_plans);
+      if (!c.quiet)
+        fmt::print(std::cout, "Tuning records ({}) written to {}\n", records.size(), c.export_plans);
     } catch (const std::exception& e) {
       fmt::print(std::cerr, "dnnbench: --export-plans: {}\n", e.what());
       return kExitError;

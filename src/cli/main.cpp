@@ -76,7 +76,8 @@ int main(int argc, char** argv) {
 
   dnnbench::PlansMergeCommand plans_merge;
   auto* plans_cmd = app.add_subcommand(
-      "plans", "Tuning files (--export-plans): `plans merge A B -o C` joins them, keeping conflicting winners");
+      "plans",
+      "Tuning files (--export-plans): `plans merge A B -o C` joins them, keeping conflicting winners");
   auto* plans_merge_cmd = dnnbench::add_plans_options(*plans_cmd, plans_merge);
 
   auto* providers_cmd = app.add_subcommand(

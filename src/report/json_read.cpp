@@ -59,7 +59,8 @@ std::vector<std::pair<std::string, std::string>> knob_list_from_json(const json&
   if (!knobs.is_array()) throw std::runtime_error("knobs must be an array of [name, value] pairs");
   for (const auto& knob : knobs) {
     if (!knob.is_array() || knob.size() != 2 || !knob[0].is_string() || !knob[1].is_string())
-      throw std::runtime_error(fmt::format("a knob must be a [name, value] pair of strings, not {}", knob.dump()));
+      throw std::runtime_error(
+          fmt::format("a knob must be a [name, value] pair of strings, not {}", knob.dump()));
     out.emplace_back(knob[0].get<std::string>(), knob[1].get<std::string>());
   }
   return out;
@@ -213,9 +214,10 @@ std::optional<OracleResult> oracle_from_json(const json& o) {
   out.correctness = correctness_from_json(at(o, "correctness"));
   out.delta_withheld = get_opt<std::string>(o, "delta_withheld");
   for (const auto& c : at(o, "candidates"))
-    out.candidates.push_back({get<std::string>(c, "plan_name"), get<bool>(c, "measured"),
-                              c.contains("knobs") ? knob_list_from_json(c["knobs"]) : decltype(OracleCandidate::knobs){},
-                              get_opt<double>(c, "median_ms"), get_opt<std::string>(c, "error")});
+    out.candidates.push_back(
+        {get<std::string>(c, "plan_name"), get<bool>(c, "measured"),
+         c.contains("knobs") ? knob_list_from_json(c["knobs"]) : decltype(OracleCandidate::knobs){},
+         get_opt<double>(c, "median_ms"), get_opt<std::string>(c, "error")});
   return out;
 }
 

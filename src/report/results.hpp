@@ -142,11 +142,11 @@ struct RetimedPlan {
   // "same-plan": it is today's heuristic plan (nothing to pair); "error": it failed to run.
   std::string status;
   std::optional<std::string> skip_reason, error_message;
-  std::optional<PairedDelta> delta;          // baseline: today's heuristic plan; > 1: the stored plan is faster
-  std::optional<double> stored_median_ms;    // as the tuning file recorded it
-  std::optional<double> stored_ci_hi_ms;     // the upper end of its median's CI, when recorded
-  std::optional<double> today_median_ms;     // from the paired re-timing (or the OOTB pass for same-plan)
-  std::optional<bool> slower;                // today's time is above the stored one beyond the noise
+  std::optional<PairedDelta> delta;        // baseline: today's heuristic plan; > 1: the stored plan is faster
+  std::optional<double> stored_median_ms;  // as the tuning file recorded it
+  std::optional<double> stored_ci_hi_ms;   // the upper end of its median's CI, when recorded
+  std::optional<double> today_median_ms;   // from the paired re-timing (or the OOTB pass for same-plan)
+  std::optional<bool> slower;              // today's time is above the stored one beyond the noise
 };
 
 // --plans-from: what became of a row's stored tuning record on today's library.
@@ -238,7 +238,7 @@ struct RowResult {
   std::optional<PlansFromResult> plans_from;
   // --profile: the row's plan re-run under a profiler in a child process; null when not asked.
   std::optional<ProfileResult> profile;
-  std::optional<PeakFigures> peak;          // null: no figures known for the device
+  std::optional<PeakFigures> peak;  // null: no figures known for the device
   // The best plan the oracle found (the row's heuristic plan when none was faster), for the
   // graph regret; not written to the results.
   std::optional<PlanRef> best_plan;

@@ -92,7 +92,10 @@ void require(const json& object, const char* key, json::value_t type, const char
   if (!object.is_object() || !object.contains(key))
     throw std::runtime_error(fmt::format("{}: missing key '{}'", what, key));
   const auto& value = object[key];
-  const bool ok = type == json::value_t::number_float ? value.is_number() : value.type() == type;
+  // Numbers by kind: a record built in memory holds signed integers, one parsed back unsigned ones.
+  const bool ok = type == json::value_t::number_float      ? value.is_number()
+                  : type == json::value_t::number_unsigned ? value.is_number_integer()
+                                                           : value.type() == type;
   if (!ok)
     throw std::runtime_error(fmt::format("{}: key '{}' has the wrong type: {}", what, key, value.dump()));
 }

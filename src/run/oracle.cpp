@@ -65,7 +65,8 @@ std::vector<std::pair<std::string, std::string>> knob_pairs(const PlanSpec& spec
   return out;
 }
 
-PlanSpec plan_spec_of(const std::string& engine_id, const std::vector<std::pair<std::string, std::string>>& knobs) {
+PlanSpec plan_spec_of(const std::string& engine_id,
+                      const std::vector<std::pair<std::string, std::string>>& knobs) {
   PlanSpec spec{engine_id, {}};
   for (const auto& [name, value] : knobs) spec.knobs.push_back({name, value});
   return spec;

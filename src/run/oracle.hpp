@@ -37,7 +37,8 @@ PairedDelta paired_between(PlanSession& a, PlanSession& b, PlanSession& control,
 
 // A plan's knob choices as (name, value) pairs, in order, and back.
 std::vector<std::pair<std::string, std::string>> knob_pairs(const PlanSpec& spec);
-PlanSpec plan_spec_of(const std::string& engine_id, const std::vector<std::pair<std::string, std::string>>& knobs);
+PlanSpec plan_spec_of(const std::string& engine_id,
+                      const std::vector<std::pair<std::string, std::string>>& knobs);
 
 // Warnings (printed once per run) about settings that make oracle results less trustworthy.
 std::vector<std::string> oracle_warnings(const RunOptions& options);
