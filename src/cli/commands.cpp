@@ -26,6 +26,8 @@
 #include "report/json_report.hpp"
 #include "report/model_summary.hpp"
 #include "report/peaks.hpp"
+#include "report/tuning_db.hpp"
+#include "report/tuning_report.hpp"
 #include "run/calibration.hpp"
 #include "run/graph_loader.hpp"
 #include "run/inputs.hpp"
@@ -34,6 +36,7 @@
 #include "run/journal.hpp"
 #include "run/metadata.hpp"
 #include "run/oracle.hpp"
+#include "run/profiler.hpp"
 #include "run/suite_runner.hpp"
 #include "version/git_revision.hpp"
 
@@ -152,6 +155,7 @@ void check_output_paths(const RunCommand& c, const std::string& journal_file) {
   check(c.output, "-o");
   check(c.csv, "--csv");
   check(journal_file, c.journal.empty() ? "the journal (-o FILE's FILE.journal.jsonl)" : "--journal");
+  check(c.export_plans, "--export-plans");
 }
 
 IsolationMode resolve_isolation(const RunCommand& c) {
@@ -176,6 +180,8 @@ void add_run_options(CLI::App& app, RunCommand& c) {
   app.add_option("--isolated-child-journal", c.child_journal)->group("");
   app.add_option("--isolated-child-rows", c.child_rows)->group("");
   app.add_option("--isolated-child-dump-folder", c.child_dump_folder)->group("");
+  // Hidden: how --profile starts its children (run/profiler.hpp).
+  app.add_option("--profile-child-plan", c.profile_child_plan)->group("");
 }
 
 void add_list_engines_options(CLI::App& app, ListEnginesCommand& c) {
@@ -208,6 +214,29 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
   for (const auto& choice : options.engine_matrix) check_providers_exist({choice.provider});
   if (const auto message = unknown_op_message(options.ops); !message.empty()) throw UsageError(message);
   if (options.oracle.aa_self_check) options.oracle.enabled = true;
+  if (!c.profile_child_plan.empty()) options.profile_child_plan = c.profile_child_plan;
+  if (!c.export_plans.empty() && !options.oracle.enabled)
+    throw UsageError("--export-plans needs --oracle: a tuning record is what the oracle measured");
+  if (!c.plans_from.empty()) {
+    try {
+      options.plans_from = std::make_shared<const TuningDb>(TuningDb::read(c.plans_from));
+    } catch (const std::exception& e) {
+      throw UsageError(fmt::format("--plans-from: {}", e.what()));
+    }
+  }
+  std::optional<ProfileRequest> profile;
+  if (!c.profile.empty() && c.child_graph.empty()) {
+    try {
+      profile = parse_profile_spec(c.profile);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+    const char* path_env = std::getenv("PATH");
+    if (const auto refusal = profiling_refusal(*profile, path_env ? path_env : ""); !refusal.empty())
+      throw UsageError(refusal);
+    profile->directory = c.profile_dir;
+    if (c.timeout_s > 0) profile->timeout_s = c.timeout_s;
+  }
   if (!c.child_graph.empty())
     return run_isolated_child(
         {c.child_graph, c.child_path, c.child_journal, c.child_rows, c.child_dump_folder}, options);
@@ -262,6 +291,19 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
   auto suite = run_suite(inputs.inputs, options, fanout,
                          {isolated.get(), resume ? &*resume : nullptr, shard ? &*shard : nullptr});
   observer.finish();
+  if (profile && !options.dry_run) {
+    std::map<std::string, std::filesystem::path> graph_files;
+    for (const auto& input : inputs.inputs) graph_files.emplace(input.path, input.file);
+    profile_rows(suite, graph_files, options, *profile, c.quiet);
+    if (c.verbose)
+      for (const auto& graph : suite.graphs)
+        for (const auto& row : graph.results)
+          if (row.profile) {
+            fmt::print(std::cout, "\n{} / {} / {} ({})\n", graph.graph_name, row.provider,
+                       row.engine_id.value_or("-"), row.plan_name.value_or("-"));
+            print_profile_details(std::cout, row);
+          }
+  }
   suite.metadata = collect_metadata(command_line, options);
   if (shard) record_shard(c, *shard, suite);
   suite.metadata["warnings"] = warnings;
@@ -290,7 +332,24 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
     fmt::print(std::cerr, "dnnbench: stopped by signal {} ({}); writing what finished\n", signal,
                strsignal(signal));
   attach_peaks(suite);
+  if (profile)
+    suite.metadata["options"]["profile"] = {{"tool", profile->tool},
+                                            {"sections", profile->sections},
+                                            {"directory", profile->directory},
+                                            {"tool_path", profile->tool_path},
+                                            {"executions", profile->executions}};
   print_suite_summary(std::cout, suite);
+  if (!c.export_plans.empty() && !options.dry_run) {
+    try {
+      const auto records = tuning_records(suite);
+      write_tuning_file(c.export_plans, records);
+      if (!c.quiet)
+        fmt::print(std::cout, "Tuning records ({}) written to {}\n", records.size(), c.export_plans);
+    } catch (const std::exception& e) {
+      fmt::print(std::cerr, "dnnbench: --export-plans: {}\n", e.what());
+      return kExitError;
+    }
+  }
   const auto model = model_summary(suite, layer_counts);
   if (!options.dry_run) print_model_summary(std::cout, model);
   if (!c.output.empty() && options.dry_run) {

@@ -34,6 +34,11 @@ struct RunCommand {
   RunOptions options;
   std::string output;
   std::string csv;  // --csv FILE: one line per row
+  // The tuning database (report/tuning_db.hpp): --export-plans FILE, --plans-from FILE.
+  std::string export_plans, plans_from;
+  // --profile ncu[:SECTIONS] and where its artefacts go (run/profiler.hpp).
+  std::string profile, profile_dir = "dnnbench-profile";
+  std::string profile_child_plan;  // hidden: this process is a profiled child; the plan it must run
   bool verbose = false, quiet = false;
   std::vector<std::string> skip_engines, ops;
   std::vector<std::string> dims;  // --dim NAME=VALUE for ONNX sources (input/import.hpp)

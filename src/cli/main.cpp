@@ -8,6 +8,7 @@
 #include "cli/commands.hpp"
 #include "cli/distributed_command.hpp"
 #include "cli/import_command.hpp"
+#include "cli/plans_command.hpp"
 #include "cli/report_commands.hpp"
 #include "version/git_revision.hpp"
 
@@ -73,6 +74,12 @@ int main(int argc, char** argv) {
       "Merge the results of one suite run in parts (--shard, MPI runs) into one file, each row once");
   dnnbench::add_merge_options(*merge_cmd, merge);
 
+  dnnbench::PlansMergeCommand plans_merge;
+  auto* plans_cmd = app.add_subcommand(
+      "plans",
+      "Tuning files (--export-plans): `plans merge A B -o C` joins them, keeping conflicting winners");
+  auto* plans_merge_cmd = dnnbench::add_plans_options(*plans_cmd, plans_merge);
+
   auto* providers_cmd = app.add_subcommand(
       "list-providers", "List the providers built into this binary and their library versions");
 
@@ -95,6 +102,7 @@ int main(int argc, char** argv) {
     if (import_cmd->parsed()) return dnnbench::execute_import(import);
     if (export_cmd->parsed()) return dnnbench::execute_export(export_command);
     if (merge_cmd->parsed()) return dnnbench::execute_merge(merge);
+    if (plans_merge_cmd->parsed()) return dnnbench::execute_plans_merge(plans_merge);
     if (help_cmd->parsed()) return dnnbench::execute_help(app, help_topic);
     if (providers_cmd->parsed()) return dnnbench::execute_list_providers();
     return dnnbench::kExitUsage;

@@ -398,6 +398,23 @@ std::vector<RunOptionSpec> make_table() {
        .max = 1,
        .set = [](C& c, const V& v) { c.options.oracle.min_effect = as_number(v); }},
 
+      {.flags = "--export-plans",
+       .key = "export_plans",
+       .group = kOracle,
+       .kind = K::path,
+       .value_name = "FILE",
+       .help = "Write what the oracle measured to this tuning file (JSON lines, one record per row; "
+               "docs/tuning-db.md); `dnnbench plans merge` joins such files",
+       .set = [](C& c, const V& v) { c.export_plans = as_text(v); }},
+      {.flags = "--plans-from",
+       .key = "plans_from",
+       .group = kOracle,
+       .kind = K::path,
+       .value_name = "FILE",
+       .help = "Re-time the plans a tuning file stored (its winner and heuristic pick) against today's "
+               "heuristic plan, paired, instead of sweeping; without --engine, the engines it stores",
+       .set = [](C& c, const V& v) { c.plans_from = as_text(v); }},
+
       // Distribution (docs/distributed.md).
       {.flags = "--shard",
        .key = "shard",
@@ -445,6 +462,23 @@ std::vector<RunOptionSpec> make_table() {
        .value_name = "FILE",
        .help = "Also write the results as CSV, one line per row, to this file (docs/results.md)",
        .set = [](C& c, const V& v) { c.csv = as_text(v); }},
+      {.flags = "--profile",
+       .key = "profile",
+       .group = kOutput,
+       .kind = K::text,
+       .value_name = "ncu[:SECTIONS]",
+       .help = "Re-run each successful row's plan in a child process under Nsight Compute (ncu, from PATH), "
+               "its timed executions only; SECTIONS: comma-separated ncu sections (default: ncu's basic "
+               "set). nsys is refused (docs/profiling.md says why)",
+       .set = [](C& c, const V& v) { c.profile = as_text(v); }},
+      {.flags = "--profile-dir",
+       .key = "profile_dir",
+       .group = kOutput,
+       .kind = K::path,
+       .value_name = "DIR",
+       .help = "Where --profile writes each row's .ncu-rep and its raw-page CSV",
+       .default_text = "dnnbench-profile",
+       .set = [](C& c, const V& v) { c.profile_dir = as_text(v); }},
       {.flags = "--save-samples",
        .key = "save_samples",
        .group = kOutput,

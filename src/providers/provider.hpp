@@ -134,6 +134,11 @@ class Stream {
                                                std::int64_t /*executions*/, std::string& /*why_not*/) {
     return nullptr;
   }
+  // Brackets the executions an external profiler should capture (--profile: a profiled child
+  // calls them around its timed executions only): on CUDA, cudaProfilerStart/Stop and an NVTX
+  // range named `label`. No-ops for host providers.
+  virtual void profiler_start(const std::string& /*label*/) {}
+  virtual void profiler_stop() {}
 };
 
 // Memory a device provider's plans read and write. Owned by the row runner for one row.

@@ -1,6 +1,7 @@
 #include "report/console_report.hpp"
 
 #include "report/oracle_report.hpp"
+#include "report/tuning_report.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -122,6 +123,7 @@ void print_graph_table(std::ostream& out, const GraphResult& g) {
                throughput_text(r), rel, status);
   }
   print_graph_regret(out, g);
+  print_plans_from_lines(out, g);
 }
 
 void print_row_details(std::ostream& out, const RowResult& r) {
@@ -179,6 +181,8 @@ void print_row_details(std::ostream& out, const RowResult& r) {
   if (r.skip_reason) fmt::print(out, "    skipped: {}\n", *r.skip_reason);
   if (r.error_message) fmt::print(out, "    error: {}\n", *r.error_message);
   print_oracle_details(out, r);
+  print_plans_from_details(out, r);
+  print_profile_details(out, r);
 }
 
 void print_suite_summary(std::ostream& out, const SuiteResult& suite) {
@@ -204,6 +208,7 @@ void print_suite_summary(std::ostream& out, const SuiteResult& suite) {
                    r.engine_id.value_or("-"), truncate(reason_text(r), 160));
   }
   print_oracle_footer(out, suite);
+  print_plans_from_summary(out, suite);
   if (!suite.complete) fmt::print(out, "The run did not complete.\n");
 }
 

@@ -53,6 +53,19 @@ std::vector<std::pair<std::string, std::string>> knobs_from_json(const json& kno
   return out;
 }
 
+std::vector<std::pair<std::string, std::string>> knob_list_from_json(const json& knobs) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (knobs.is_null()) return out;
+  if (!knobs.is_array()) throw std::runtime_error("knobs must be an array of [name, value] pairs");
+  for (const auto& knob : knobs) {
+    if (!knob.is_array() || knob.size() != 2 || !knob[0].is_string() || !knob[1].is_string())
+      throw std::runtime_error(
+          fmt::format("a knob must be a [name, value] pair of strings, not {}", knob.dump()));
+    out.emplace_back(knob[0].get<std::string>(), knob[1].get<std::string>());
+  }
+  return out;
+}
+
 std::optional<Stats> stats_from_json(const json& s) {
   if (s.is_null()) return std::nullopt;
   Stats stats;
@@ -204,8 +217,68 @@ std::optional<OracleResult> oracle_from_json(const json& o) {
   out.correctness = correctness_from_json(at(o, "correctness"));
   out.delta_withheld = get_opt<std::string>(o, "delta_withheld");
   for (const auto& c : at(o, "candidates"))
-    out.candidates.push_back({get<std::string>(c, "plan_name"), get<bool>(c, "measured"),
-                              get_opt<double>(c, "median_ms"), get_opt<std::string>(c, "error")});
+    out.candidates.push_back(
+        {get<std::string>(c, "plan_name"), get<bool>(c, "measured"),
+         c.contains("knobs") ? knob_list_from_json(c["knobs"]) : decltype(OracleCandidate::knobs){},
+         get_opt<double>(c, "median_ms"), get_opt<std::string>(c, "error")});
+  return out;
+}
+
+std::optional<PlansFromResult> plans_from_from_json(const json& p) {
+  if (p.is_null()) return std::nullopt;
+  PlansFromResult out;
+  out.source = get<std::string>(p, "source");
+  out.stored_library_version = get<std::string>(p, "stored_library_version");
+  out.stored_device = get<std::string>(p, "stored_device");
+  out.stored_winner = get<std::string>(p, "stored_winner");
+  out.stored_heuristic = get<std::string>(p, "stored_heuristic");
+  out.today_heuristic = get<std::string>(p, "today_heuristic");
+  out.other_stored_winners = get<std::vector<std::string>>(p, "other_stored_winners");
+  out.heuristic_changed = get<bool>(p, "heuristic_changed");
+  out.tuned_still_wins = get_opt<bool>(p, "tuned_still_wins");
+  out.verdict = get<std::string>(p, "verdict");
+  for (const auto& r : at(p, "plans")) {
+    RetimedPlan plan;
+    plan.role = get<std::string>(r, "role");
+    plan.plan_name = get<std::string>(r, "plan_name");
+    plan.knobs = knob_list_from_json(at(r, "knobs"));
+    plan.status = get<std::string>(r, "status");
+    plan.skip_reason = get_opt<std::string>(r, "skip_reason");
+    plan.error_message = get_opt<std::string>(r, "error_message");
+    plan.delta = delta_from_json(at(r, "delta"));
+    plan.stored_median_ms = get_opt<double>(r, "stored_median_ms");
+    plan.stored_ci_hi_ms = get_opt<double>(r, "stored_ci_hi_ms");
+    plan.today_median_ms = get_opt<double>(r, "today_median_ms");
+    plan.slower = get_opt<bool>(r, "slower");
+    out.plans.push_back(std::move(plan));
+  }
+  return out;
+}
+
+std::optional<ProfileResult> profile_from_json(const json& p) {
+  if (p.is_null()) return std::nullopt;
+  ProfileResult out;
+  out.tool = get<std::string>(p, "tool");
+  out.sections = get<std::vector<std::string>>(p, "sections");
+  out.executions = get<std::int64_t>(p, "executions");
+  out.report_path = get_opt<std::string>(p, "report_path");
+  out.csv_path = get_opt<std::string>(p, "csv_path");
+  for (const auto& k : at(p, "kernels")) {
+    ProfiledKernel kernel;
+    kernel.name = get<std::string>(k, "name");
+    kernel.launches = get<std::int64_t>(k, "launches");
+    kernel.duration_ms = num(k, "duration_ms");
+    kernel.sm_throughput_pct = get_opt<double>(k, "sm_throughput_pct");
+    kernel.dram_throughput_pct = get_opt<double>(k, "dram_throughput_pct");
+    kernel.achieved_occupancy_pct = get_opt<double>(k, "achieved_occupancy_pct");
+    kernel.registers_per_thread = get_opt<std::int64_t>(k, "registers_per_thread");
+    kernel.shared_memory_bytes = get_opt<std::int64_t>(k, "shared_memory_bytes");
+    kernel.grid = get<std::array<int, 3>>(k, "grid");
+    kernel.block = get<std::array<int, 3>>(k, "block");
+    out.kernels.push_back(std::move(kernel));
+  }
+  out.kernel_sum_ms = get_opt<double>(p, "kernel_sum_ms");
+  out.error = get_opt<std::string>(p, "error");
   return out;
 }
 
@@ -225,6 +298,7 @@ RowResult row_from_json(const json& r) {
   row.skip_reason = get_opt<std::string>(r, "skip_reason");
   row.error_message = get_opt<std::string>(r, "error_message");
   row.plan_name = get_opt<std::string>(r, "plan_name");
+  if (const auto it = r.find("plan_knobs"); it != r.end()) row.plan_knobs = knob_list_from_json(*it);
   row.plan_notes = get<std::vector<std::string>>(r, "plan_notes");
   row.fp32_math = get_if_present<std::string>(r, "fp32_math");
   row.row_time_ms = get_if_present<double>(r, "row_time_ms");
@@ -248,6 +322,8 @@ RowResult row_from_json(const json& r) {
   row.oracle = oracle_from_json(at(r, "oracle"));
   row.oracle_delta = delta_from_json(at(r, "oracle_delta"));
   row.oracle_error = get_opt<std::string>(r, "oracle_error");
+  if (const auto it = r.find("plans_from"); it != r.end()) row.plans_from = plans_from_from_json(*it);
+  if (const auto it = r.find("profile"); it != r.end()) row.profile = profile_from_json(*it);
   row.peak = peak_from_json(at_or_null(r, "peak"));
   // Optional when reading: results and journals written before it have no such key.
   if (const auto it = r.find("measured_by"); it != r.end() && !it->is_null())
@@ -309,6 +385,10 @@ SuiteResult read_results_file(const std::string& path) {
   } catch (const std::exception& e) {
     throw std::runtime_error(fmt::format("{}: not a dnnbench results file: {}", path, e.what()));
   }
+}
+
+std::vector<std::pair<std::string, std::string>> read_knob_list(const json& knobs) {
+  return knob_list_from_json(knobs);
 }
 
 json plan_ref_to_json(const std::optional<PlanRef>& plan) {

@@ -17,6 +17,8 @@ SuiteResult suite_from_json(const nlohmann::json& results);
 // Reads and parses a results file; errors name the path.
 SuiteResult read_results_file(const std::string& path);
 std::optional<PlanRef> plan_ref_from_json(const nlohmann::json& plan);
+// Knob choices written as an array of [name, value] pairs (knob_list_to_json); null reads as none.
+std::vector<std::pair<std::string, std::string>> read_knob_list(const nlohmann::json& knobs);
 nlohmann::json plan_ref_to_json(const std::optional<PlanRef>& plan);
 
 }  // namespace dnnbench

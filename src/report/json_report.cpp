@@ -130,7 +130,65 @@ json knobs_to_json(const std::vector<std::pair<std::string, std::string>>& knobs
   return out;
 }
 
+json plans_from_to_json(const std::optional<PlansFromResult>& p) {
+  if (!p) return nullptr;
+  json plans = json::array();
+  for (const auto& r : p->plans)
+    plans.push_back({{"role", r.role},
+                     {"plan_name", r.plan_name},
+                     {"knobs", knob_list_to_json(r.knobs)},
+                     {"status", r.status},
+                     {"skip_reason", opt(r.skip_reason)},
+                     {"error_message", opt(r.error_message)},
+                     {"delta", delta_to_json(r.delta)},
+                     {"stored_median_ms", opt(r.stored_median_ms)},
+                     {"stored_ci_hi_ms", opt(r.stored_ci_hi_ms)},
+                     {"today_median_ms", opt(r.today_median_ms)},
+                     {"slower", opt(r.slower)}});
+  return {{"source", p->source},
+          {"stored_library_version", p->stored_library_version},
+          {"stored_device", p->stored_device},
+          {"stored_winner", p->stored_winner},
+          {"stored_heuristic", p->stored_heuristic},
+          {"today_heuristic", p->today_heuristic},
+          {"other_stored_winners", p->other_stored_winners},
+          {"heuristic_changed", p->heuristic_changed},
+          {"tuned_still_wins", opt(p->tuned_still_wins)},
+          {"verdict", p->verdict},
+          {"plans", plans}};
+}
+
+json profile_to_json(const std::optional<ProfileResult>& p) {
+  if (!p) return nullptr;
+  json kernels = json::array();
+  for (const auto& k : p->kernels)
+    kernels.push_back({{"name", k.name},
+                       {"launches", k.launches},
+                       {"duration_ms", k.duration_ms},
+                       {"sm_throughput_pct", opt(k.sm_throughput_pct)},
+                       {"dram_throughput_pct", opt(k.dram_throughput_pct)},
+                       {"achieved_occupancy_pct", opt(k.achieved_occupancy_pct)},
+                       {"registers_per_thread", opt(k.registers_per_thread)},
+                       {"shared_memory_bytes", opt(k.shared_memory_bytes)},
+                       {"grid", k.grid},
+                       {"block", k.block}});
+  return {{"tool", p->tool},
+          {"sections", p->sections},
+          {"executions", p->executions},
+          {"report_path", opt(p->report_path)},
+          {"csv_path", opt(p->csv_path)},
+          {"kernels", kernels},
+          {"kernel_sum_ms", opt(p->kernel_sum_ms)},
+          {"error", opt(p->error)}};
+}
+
 }  // namespace
+
+json knob_list_to_json(const std::vector<std::pair<std::string, std::string>>& knobs) {
+  json out = json::array();
+  for (const auto& [name, value] : knobs) out.push_back({name, value});
+  return out;
+}
 
 json delta_to_json(const std::optional<PairedDelta>& d) {
   if (!d) return nullptr;
@@ -153,6 +211,7 @@ json oracle_to_json(const std::optional<OracleResult>& o) {
   json candidates = json::array();
   for (const auto& c : o->candidates)
     candidates.push_back({{"plan_name", c.plan_name},
+                          {"knobs", knob_list_to_json(c.knobs)},
                           {"measured", c.measured},
                           {"median_ms", opt(c.median_ms)},
                           {"error", opt(c.error)}});
@@ -203,6 +262,7 @@ json row_to_json(const RowResult& row) {
           {"skip_reason", opt(row.skip_reason)},
           {"error_message", opt(row.error_message)},
           {"plan_name", opt(row.plan_name)},
+          {"plan_knobs", knob_list_to_json(row.plan_knobs)},
           {"plan_notes", row.plan_notes},
           {"fp32_math", opt(row.fp32_math)},
           {"row_time_ms", opt(row.row_time_ms)},
@@ -223,6 +283,8 @@ json row_to_json(const RowResult& row) {
           {"oracle", oracle_to_json(row.oracle)},
           {"oracle_delta", delta_to_json(row.oracle_delta)},
           {"oracle_error", opt(row.oracle_error)},
+          {"plans_from", plans_from_to_json(row.plans_from)},
+          {"profile", profile_to_json(row.profile)},
           {"peak", peak_to_json(row.peak)},
           {"measured_by", row.measured_by
                               ? json{{"rank", opt(row.measured_by->rank)}, {"host", row.measured_by->host}}

@@ -14,6 +14,8 @@ inline constexpr int kResultsSchemaVersion = 1;
 nlohmann::json stats_to_json(const std::optional<Stats>& stats);
 nlohmann::json delta_to_json(const std::optional<PairedDelta>& delta);
 nlohmann::json oracle_to_json(const std::optional<OracleResult>& oracle);
+// Knob choices as an array of [name, value] pairs: their order is part of a plan's name.
+nlohmann::json knob_list_to_json(const std::vector<std::pair<std::string, std::string>>& knobs);
 nlohmann::json row_to_json(const RowResult& row);
 nlohmann::json graph_to_json(const GraphResult& graph);
 nlohmann::json suite_to_json(const SuiteResult& suite);

@@ -94,6 +94,8 @@ struct PlanRef {
 struct OracleCandidate {
   std::string plan_name;
   bool measured = false;
+  // Its knob choices, in the plan's order (the name is not parsed back: engine ids hold `_`).
+  std::vector<std::pair<std::string, std::string>> knobs;
   std::optional<double> median_ms;   // primary figure (kernel time where there is one)
   std::optional<std::string> error;  // why it failed to build or run
 };
@@ -135,6 +137,61 @@ struct OracleResult {
   std::vector<OracleCandidate> candidates;
 };
 
+// One stored plan re-timed by --plans-from (run/plans_from.hpp): against today's heuristic plan,
+// paired and interleaved like the oracle's final comparison.
+struct RetimedPlan {
+  std::string role;  // "stored-winner" or "stored-heuristic"
+  std::string plan_name;
+  std::vector<std::pair<std::string, std::string>> knobs;
+  // "measured"; "skipped": today's library cannot build it (skip_reason is the library's reason);
+  // "same-plan": it is today's heuristic plan (nothing to pair); "error": it failed to run.
+  std::string status;
+  std::optional<std::string> skip_reason, error_message;
+  std::optional<PairedDelta> delta;        // baseline: today's heuristic plan; > 1: the stored plan is faster
+  std::optional<double> stored_median_ms;  // as the tuning file recorded it
+  std::optional<double> stored_ci_hi_ms;   // the upper end of its median's CI, when recorded
+  std::optional<double> today_median_ms;   // from the paired re-timing (or the OOTB pass for same-plan)
+  std::optional<bool> slower;              // today's time is above the stored one beyond the noise
+};
+
+// --plans-from: what became of a row's stored tuning record on today's library.
+struct PlansFromResult {
+  std::string source;  // the tuning file
+  // The record re-timed: where and with what it was made.
+  std::string stored_library_version, stored_device;
+  std::string stored_winner, stored_heuristic, today_heuristic;
+  // Other winners the file holds for this key (conflicting records kept by `plans merge`).
+  std::vector<std::string> other_stored_winners;
+  bool heuristic_changed = false;  // today's heuristic picks another plan than the stored heuristic
+  // The stored winner is significantly faster than today's heuristic plan; null when there is no
+  // answer (the winner is today's heuristic plan, or it could not be built or timed).
+  std::optional<bool> tuned_still_wins;
+  // "tuned-still-wins", "no-longer-wins" (within noise or slower), "heuristic-picks-tuned",
+  // "stored-plan-skipped", "stored-plan-error".
+  std::string verdict;
+  std::vector<RetimedPlan> plans;
+};
+
+// One kernel of a row's plan as Nsight Compute measured it (--profile ncu).
+struct ProfiledKernel {
+  std::string name;
+  std::int64_t launches = 1;  // per execution
+  double duration_ms = 0;     // median over the profiled executions (gpu__time_duration.sum)
+  std::optional<double> sm_throughput_pct, dram_throughput_pct, achieved_occupancy_pct;
+  std::optional<std::int64_t> registers_per_thread, shared_memory_bytes;
+  std::array<int, 3> grid{}, block{};
+};
+
+struct ProfileResult {
+  std::string tool;  // "ncu"
+  std::vector<std::string> sections;
+  std::int64_t executions = 0;  // timed executions captured
+  std::optional<std::string> report_path, csv_path;
+  std::vector<ProfiledKernel> kernels;
+  std::optional<double> kernel_sum_ms;  // per execution: sum of duration x launches
+  std::optional<std::string> error;     // why there is no profile (the child's failure, ncu's message)
+};
+
 // Peak figures of a row's device for its graph's data type (report/peaks.hpp), so readers see
 // how far from the hardware's limit a row is.
 struct PeakFigures {
@@ -158,6 +215,8 @@ struct RowResult {
   RowStatus status = RowStatus::success;
   std::optional<std::string> skip_reason, error_message;
   std::optional<std::string> plan_name;
+  // The heuristic plan's knob choices, in its order (the tuning database rebuilds plans from them).
+  std::vector<std::pair<std::string, std::string>> plan_knobs;
   std::vector<std::string> plan_notes;
   // The math the row ran fp32 data with: "strict" (fp32 arithmetic) or "tf32" (the engine
   // rounds fp32 inputs to TF32, --fp32-math tf32); null when the graph has no fp32 tensor.
@@ -184,7 +243,11 @@ struct RowResult {
   std::optional<OracleResult> oracle;
   std::optional<PairedDelta> oracle_delta;
   std::optional<std::string> oracle_error;  // "Type: message"
-  std::optional<PeakFigures> peak;          // null: no figures known for the device
+  // --plans-from: null when not run (no stored record for the row, or the option is off).
+  std::optional<PlansFromResult> plans_from;
+  // --profile: the row's plan re-run under a profiler in a child process; null when not asked.
+  std::optional<ProfileResult> profile;
+  std::optional<PeakFigures> peak;  // null: no figures known for the device
   // The best plan the oracle found (the row's heuristic plan when none was faster), for the
   // graph regret; not written to the results.
   std::optional<PlanRef> best_plan;

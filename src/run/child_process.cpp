@@ -28,7 +28,7 @@ void keep_tail(std::string& tail, const char* data, std::size_t size, std::size_
 }
 
 // In the child, between fork and exec: only async-signal-safe calls.
-[[noreturn]] void exec_child(char* const* argv, int stderr_write, pid_t parent) {
+[[noreturn]] void exec_child(char* const* argv, int stderr_write, int stdout_fd, pid_t parent) {
   setpgid(0, 0);
   // A parent killed outright (SIGKILL) takes its child along instead of leaving it running.
   prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -38,6 +38,7 @@ void keep_tail(std::string& tail, const char* data, std::size_t size, std::size_
     dup2(null, STDIN_FILENO);
     dup2(null, STDOUT_FILENO);
   }
+  if (stdout_fd >= 0) dup2(stdout_fd, STDOUT_FILENO);
   dup2(stderr_write, STDERR_FILENO);
   execv(argv[0], argv);
   const char message[] = "dnnbench: cannot execute the isolated child\n";
@@ -62,7 +63,7 @@ std::string ChildOutcome::describe() const {
 }
 
 ChildOutcome run_child_process(const std::vector<std::string>& argv, std::optional<double> timeout_s,
-                               std::size_t stderr_tail_bytes) {
+                               std::size_t stderr_tail_bytes, const std::string& stdout_path) {
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -70,17 +71,28 @@ ChildOutcome run_child_process(const std::vector<std::string>& argv, std::option
   if (pipe2(pipe_fds, O_CLOEXEC) != 0)
     throw std::runtime_error(
         fmt::format("cannot create a pipe for the isolated child: {}", std::strerror(errno)));
+  int stdout_fd = -1;
+  if (!stdout_path.empty()) {
+    stdout_fd = open(stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (stdout_fd < 0) {
+      close(pipe_fds[0]);
+      close(pipe_fds[1]);
+      throw std::runtime_error(fmt::format("cannot write {}: {}", stdout_path, std::strerror(errno)));
+    }
+  }
   const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) {
     close(pipe_fds[0]);
     close(pipe_fds[1]);
+    if (stdout_fd >= 0) close(stdout_fd);
     throw std::runtime_error(fmt::format("cannot start the isolated child: {}", std::strerror(errno)));
   }
-  if (pid == 0) exec_child(args.data(), pipe_fds[1], parent);
+  if (pid == 0) exec_child(args.data(), pipe_fds[1], stdout_fd, parent);
   // Also in the parent: whichever runs first, the child is in its group before a kill(-pid).
   setpgid(pid, pid);
   close(pipe_fds[1]);
+  if (stdout_fd >= 0) close(stdout_fd);
 
   ChildOutcome outcome;
   outcome.timeout_s = timeout_s.value_or(0);

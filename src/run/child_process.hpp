@@ -23,7 +23,8 @@ struct ChildOutcome {
 };
 
 // `argv[0]` is the program to execute. Throws std::runtime_error when it cannot be started.
+// `stdout_path`: the child's stdout goes to this file (created or truncated) instead of /dev/null.
 ChildOutcome run_child_process(const std::vector<std::string>& argv, std::optional<double> timeout_s,
-                               std::size_t stderr_tail_bytes = 2048);
+                               std::size_t stderr_tail_bytes = 2048, const std::string& stdout_path = "");
 
 }  // namespace dnnbench

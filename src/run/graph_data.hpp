@@ -49,6 +49,9 @@ class GraphData {
   // may share a `name`); the graph's name made safe for a path unless set.
   const std::string& dump_folder() const { return dump_folder_; }
   void set_dump_folder(std::string folder) { dump_folder_ = std::move(folder); }
+  // The graph's content hash (run/graph_loader.hpp), by which --plans-from finds stored plans.
+  const std::string& content_hash() const { return content_hash_; }
+  void set_content_hash(std::string hash) { content_hash_ = std::move(hash); }
 
  private:
   const Graph& graph_;
@@ -59,6 +62,7 @@ class GraphData {
   std::optional<Values> reference_[2];        // by ReferenceKind
   double reference_seconds_[2] = {0, 0};
   std::string dump_folder_;
+  std::string content_hash_;
 };
 
 }  // namespace dnnbench

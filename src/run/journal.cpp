@@ -74,6 +74,7 @@ json options_fingerprint(const RunOptions& o) {
             {"max_plans", o.oracle.max_plans},
             {"max_seconds", o.oracle.max_seconds},
             {"min_effect", o.oracle.min_effect}}},
+          {"plans_from", o.plans_from ? json(o.plans_from->path()) : json(nullptr)},
           {"max_graph_bytes", o.limits.max_graph_bytes}};
 }
 

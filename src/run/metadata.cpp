@@ -183,6 +183,12 @@ std::string busy_machine_warning() {
   return text;
 }
 
+std::string device_name_of(Provider& provider) {
+  for (const auto& [key, value] : provider.device_properties())
+    if (key == "device") return value;
+  return read_cpu_model();
+}
+
 std::string utc_timestamp() {
   const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   std::tm tm{};
@@ -282,6 +288,8 @@ nlohmann::json collect_metadata(const std::vector<std::string>& argv, const RunO
         {"max_plans", options.oracle.max_plans},
         {"max_seconds", options.oracle.max_seconds},
         {"min_effect", options.oracle.min_effect}}},
+      {"plans_from",
+       options.plans_from ? nlohmann::json(options.plans_from->path()) : nlohmann::json(nullptr)},
       {"max_graph_bytes", options.limits.max_graph_bytes},
       {"max_memory", optional_json(options.max_memory)},
       {"max_archive_entry_bytes", options.archive.max_entry_bytes},

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "providers/provider.hpp"
 #include "run/run_options.hpp"
 
 namespace dnnbench {
@@ -25,6 +26,9 @@ std::vector<double> load_averages();
 // A warning when other work is running on this machine's cores (timings will be noisy and
 // multi-threaded libraries stall on descheduled threads); empty when the machine looks idle.
 std::string busy_machine_warning();
+// The device a provider runs on, as results name it: the GPU's name for device providers
+// (device_properties' "device"), the CPU's model name for host providers.
+std::string device_name_of(Provider& provider);
 // ISO 8601 UTC timestamp of now, e.g. "2026-11-30T16:25:11Z".
 std::string utc_timestamp();
 

@@ -13,16 +13,8 @@
 namespace dnnbench {
 namespace {
 
-std::vector<std::pair<std::string, std::string>> knob_pairs(const PlanSpec& spec) {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const auto& k : spec.knobs) out.emplace_back(k.name, k.value);
-  return out;
-}
-
 PlanSpec to_spec(const PlanRef& ref) {
-  PlanSpec spec{ref.engine_id, {}};
-  for (const auto& [name, value] : ref.knobs) spec.knobs.push_back({name, value});
-  return spec;
+  return plan_spec_of(ref.engine_id, ref.knobs);
 }
 
 struct SweepEntry {
@@ -34,7 +26,7 @@ struct SweepEntry {
 // Builds, warms and briefly measures one candidate; failures are recorded, never thrown.
 SweepEntry sweep_one(GraphData& data, Provider& provider, Stream& stream, const PlanSpec& spec,
                      const RunOptions& options) {
-  SweepEntry e{spec, {spec.name(), false, std::nullopt, std::nullopt}, {}};
+  SweepEntry e{spec, {spec.name(), false, knob_pairs(spec), std::nullopt, std::nullopt}, {}};
   try {
     PlanSession session(data, provider, stream, spec);
     session.warm_up(std::max<std::int64_t>(1, options.warmup));
@@ -67,11 +59,19 @@ std::string describe_exception(const std::exception& e) {
   return std::string("Error: ") + e.what();
 }
 
-namespace {
+std::vector<std::pair<std::string, std::string>> knob_pairs(const PlanSpec& spec) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& k : spec.knobs) out.emplace_back(k.name, k.value);
+  return out;
+}
 
-// Times `a` (the baseline), `b` and `control` (a second instance of the baseline's plan, its own
-// buffers) in interleaved rounds; `b`'s gain is significant only when it clears what `control`
-// gains on `a` by chance.
+PlanSpec plan_spec_of(const std::string& engine_id,
+                      const std::vector<std::pair<std::string, std::string>>& knobs) {
+  PlanSpec spec{engine_id, {}};
+  for (const auto& [name, value] : knobs) spec.knobs.push_back({name, value});
+  return spec;
+}
+
 PairedDelta paired_between(PlanSession& a, PlanSession& b, PlanSession& control, Stream& stream,
                            const RunOptions& options, std::optional<Stats>* baseline_stats,
                            std::optional<Stats>* other_stats) {
@@ -101,8 +101,6 @@ PairedDelta paired_between(PlanSession& a, PlanSession& b, PlanSession& control,
   if (other_stats) *other_stats = paired.b;
   return d;
 }
-
-}  // namespace
 
 PairedDelta paired_delta(GraphData& data, Provider& provider, Stream& stream, const PlanSpec& baseline,
                          const PlanSpec& other, const RunOptions& options,

@@ -6,6 +6,7 @@
 #include "providers/provider.hpp"
 #include "report/results.hpp"
 #include "run/graph_data.hpp"
+#include "run/plan_session.hpp"
 #include "run/run_options.hpp"
 
 namespace dnnbench {
@@ -26,6 +27,18 @@ std::optional<GraphRegret> graph_regret(GraphData& data, Provider& provider, Str
 PairedDelta paired_delta(GraphData& data, Provider& provider, Stream& stream, const PlanSpec& baseline,
                          const PlanSpec& other, const RunOptions& options,
                          std::optional<Stats>* baseline_stats, std::optional<Stats>* other_stats);
+
+// Times `a` (the baseline), `b` and `control` (a second instance of the baseline's plan, its own
+// buffers) in interleaved rounds; `b`'s gain is significant only when it clears what `control`
+// gains on `a` by chance. The oracle's final comparison; --plans-from uses it too.
+PairedDelta paired_between(PlanSession& a, PlanSession& b, PlanSession& control, Stream& stream,
+                           const RunOptions& options, std::optional<Stats>* baseline_stats,
+                           std::optional<Stats>* other_stats);
+
+// A plan's knob choices as (name, value) pairs, in order, and back.
+std::vector<std::pair<std::string, std::string>> knob_pairs(const PlanSpec& spec);
+PlanSpec plan_spec_of(const std::string& engine_id,
+                      const std::vector<std::pair<std::string, std::string>>& knobs);
 
 // Warnings (printed once per run) about settings that make oracle results less trustworthy.
 std::vector<std::string> oracle_warnings(const RunOptions& options);

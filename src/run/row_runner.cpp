@@ -9,6 +9,7 @@
 #include "run/gpu_clocks.hpp"
 #include "run/oracle.hpp"
 #include "run/plan_session.hpp"
+#include "run/plans_from.hpp"
 #include "tensor/npy.hpp"
 
 namespace dnnbench {
@@ -72,6 +73,7 @@ RowResult run_row(GraphData& data, Provider& provider, Stream& stream, const Eng
   try {
     heuristic = provider.heuristic_plan(graph, engine);
     row.plan_name = heuristic->name();
+    row.plan_knobs = knob_pairs(*heuristic);
 
     stage = "build";
     PlanSession session(data, provider, stream, *heuristic);
@@ -93,11 +95,23 @@ RowResult run_row(GraphData& data, Provider& provider, Stream& stream, const Eng
     lap("check");
 
     stage = "warm-up";
-    session.warm_up_until_steady(options.warmup);
+    if (options.profile_child_plan) {
+      // A profiled child (--profile): exactly the timed executions inside the capture range, so a
+      // plain warm-up (the steady-state search would hand its samples to the measurement).
+      if (row.plan_name != *options.profile_child_plan)
+        throw std::runtime_error(fmt::format("the profiled child builds plan {}, not the row's plan {}",
+                                             row.plan_name.value_or("?"), *options.profile_child_plan));
+      session.warm_up(std::max<std::int64_t>(1, options.warmup));
+    } else {
+      session.warm_up_until_steady(options.warmup);
+    }
     lap("warm-up");
     stage = "measure";
     auto rule = make_stopping_rule(options);
+    if (options.profile_child_plan)
+      stream.profiler_start(fmt::format("{}/{}/{}/{}", graph.name, row.provider, engine.id, *row.plan_name));
     auto m = session.measure(*rule, options.save_samples);
+    if (options.profile_child_plan) stream.profiler_stop();
     lap("measure");
     stage = "kernel activity";
     session.record_kernels(m);
@@ -133,6 +147,12 @@ RowResult run_row(GraphData& data, Provider& provider, Stream& stream, const Eng
     stage_timer.restart();
     run_oracle(data, provider, stream, engine, *heuristic, options, row);
     lap("oracle");
+  }
+  // --plans-from: the stored plans of this row re-timed against today's heuristic plan.
+  if (options.plans_from && row.status == RowStatus::success && heuristic) {
+    stage_timer.restart();
+    retime_stored_plans(data, provider, stream, engine, *heuristic, options, row);
+    lap("plans-from");
   }
   row.row_time_ms = row_timer.elapsed_ms();
   return row;

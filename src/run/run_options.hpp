@@ -1,6 +1,7 @@
 #pragma once
 // Options of a run, resolved from the command line (cli/). run/ reads only this struct.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "measure/steady_state.hpp"
 #include "measure/stopping_rule.hpp"
 #include "providers/registry.hpp"
+#include "report/tuning_db.hpp"
 #include "run/archive.hpp"
 #include "tensor/fill.hpp"
 
@@ -99,6 +101,12 @@ struct RunOptions {
   // what is free.
   std::optional<std::int64_t> max_memory;
   OracleOptions oracle;
+  // --plans-from FILE: the tuning file whose stored plans each row re-times (run/plans_from.hpp);
+  // with no --engine, a graph's rows are the engines the file stores for it.
+  std::shared_ptr<const TuningDb> plans_from;
+  // Set in a profiled child (--profile, run/profiler.hpp): the plan the row must run; its timed
+  // executions are bracketed for the profiler (Stream::profiler_start/stop).
+  std::optional<std::string> profile_child_plan;
   std::vector<std::string> skip_engines;  // ids or names never run
   // --max-engines: run only the first N selected engines of each provider (the heuristic's
   // top N when --engine is not given); 0: all.

@@ -86,6 +86,7 @@ bool run_graph(GraphResult& result, const Graph& graph, std::vector<ProviderSlot
   };
   GraphData data(graph, options.seed, options.gpu_reference, options.fill);
   if (result.dump_folder) data.set_dump_folder(*result.dump_folder);
+  if (result.content_hash) data.set_content_hash(*result.content_hash);
   result.analytical_flops = data.cost().flops;
   result.analytical_io_bytes = data.cost().min_bytes;
 
@@ -122,7 +123,10 @@ bool run_graph(GraphResult& result, const Graph& graph, std::vector<ProviderSlot
       add(std::move(row));
       continue;
     }
-    const auto wanted = wanted_engines(options, provider.name());
+    auto wanted = wanted_engines(options, provider.name());
+    // --plans-from without --engine: the engines the tuning file stores for this graph.
+    if (options.plans_from && wanted.ids.empty() && result.content_hash)
+      wanted.ids = options.plans_from->engines_for(*result.content_hash, std::string(provider.name()));
     auto selection = select_engines(offered, wanted.ids, options.skip_engines);
     // --fp32-math strict: engines that round fp32 inputs to TF32 are listed, not run, and do not
     // count against --max-engines (its top N are N engines that compute what the graph asks).

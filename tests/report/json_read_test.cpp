@@ -77,10 +77,41 @@ RowResult full_row() {
   o.warm_baseline_stats = summarize({2.0});
   o.correctness = Correctness{};
   o.delta_withheld = "why";
-  o.candidates = {{"p1", true, 1.5, std::nullopt}, {"p2", false, std::nullopt, "Unsupported: no"}};
+  o.candidates = {{"p1", true, {{"k", "1"}, {"a", "2"}}, 1.5, std::nullopt},
+                  {"p2", false, {}, std::nullopt, "Unsupported: no"}};
   row.oracle = o;
   row.oracle_delta = PairedDelta{"host", 2, 1, 2, 1.5, 2.5, true, 1.01, 0.99, 1.03, 0.03, 10, true, "paired"};
   row.oracle_error = "Type: message";
+  row.plan_knobs = {{"k", "1"}, {"a", "0"}};  // order kept: not alphabetical
+  PlansFromResult p;
+  p.source = "plans.jsonl";
+  p.stored_library_version = "9.14.0";
+  p.stored_device = "NVIDIA H200";
+  p.stored_winner = "jit:avx2_k=2";
+  p.stored_heuristic = "jit:avx2_k=1";
+  p.today_heuristic = "jit:avx2_k=1";
+  p.other_stored_winners = {"jit:avx2_k=3"};
+  p.tuned_still_wins = true;
+  p.verdict = "tuned-still-wins";
+  RetimedPlan retimed;
+  retimed.role = "stored-winner";
+  retimed.plan_name = "jit:avx2_k=2";
+  retimed.knobs = {{"k", "2"}};
+  retimed.status = "measured";
+  retimed.delta = row.oracle_delta;
+  retimed.stored_median_ms = 1.0;
+  retimed.today_median_ms = 1.1;
+  retimed.slower = false;
+  p.plans = {retimed};
+  row.plans_from = p;
+  ProfileResult profile;
+  profile.tool = "ncu";
+  profile.sections = {"SpeedOfLight"};
+  profile.executions = 3;
+  profile.report_path = "p/001.ncu-rep";
+  profile.kernels = {{"k1", 2, 0.5, 80.0, std::nullopt, 40.0, 64, 1024, {1, 2, 3}, {128, 1, 1}}};
+  profile.kernel_sum_ms = 1.0;
+  row.profile = profile;
   return row;
 }
 

@@ -2,8 +2,14 @@
 
 #include "providers/cudnn/kernel_activity.hpp"
 
+#include <cuda_profiler_api.h>
 #include <cudnn.h>
 #include <fmt/format.h>
+// NVTX 3 is header-only (it loads the profiler's injection library at run time, if any).
+#if __has_include(<nvtx3/nvToolsExt.h>)
+#include <nvtx3/nvToolsExt.h>
+#define DNNBENCH_HAVE_NVTX 1
+#endif
 
 #include <algorithm>
 #include <atomic>
@@ -95,6 +101,24 @@ class HostFunctionGate final : public StreamGate {
 };
 
 }  // namespace
+
+void CudaStream::profiler_start(const std::string& label) {
+  cuda_check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");  // earlier work stays outside
+#ifdef DNNBENCH_HAVE_NVTX
+  nvtxRangePushA(label.c_str());
+#else
+  (void)label;
+#endif
+  cuda_check(cudaProfilerStart(), "cudaProfilerStart");
+}
+
+void CudaStream::profiler_stop() {
+  cuda_check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+  cuda_check(cudaProfilerStop(), "cudaProfilerStop");
+#ifdef DNNBENCH_HAVE_NVTX
+  nvtxRangePop();
+#endif
+}
 
 std::unique_ptr<StreamGate> CudaStream::make_gate() {
   if (!stream_) return nullptr;

@@ -37,6 +37,8 @@ class CudaStream final : public Stream {
   // thread is not affected), instantiated once and replayed with cudaGraphLaunch.
   std::unique_ptr<BatchReplay> capture(const std::function<void()>& enqueue, std::int64_t executions,
                                        std::string& why_not) override;
+  void profiler_start(const std::string& label) override;
+  void profiler_stop() override;
   cudaStream_t get() const { return stream_; }
 
  private:

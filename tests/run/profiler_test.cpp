@@ -1,0 +1,163 @@
+// Unit tests of --profile's logic (run/profiler.hpp): the spec, the refusals, the child's
+// allowlisted command line, and reading ncu's raw-page CSV.
+#include "run/profiler.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "run/plans_from.hpp"
+
+namespace dnnbench {
+namespace {
+
+// As `ncu --import X --csv --page raw --print-units base` writes it: a header, a units line, one
+// line per launch. Three executions of a plan with two kernels, the second launched twice.
+const char* kCsv =
+    "==PROF== Connected to process\n"
+    "\"ID\",\"Process ID\",\"Kernel Name\",\"Block Size\",\"Grid Size\",\"gpu__time_duration.sum\","
+    "\"sm__throughput.avg.pct_of_peak_sustained_elapsed\",\"gpu__dram_throughput.avg.pct_of_peak_sustained_"
+    "elapsed\",\"sm__warps_active.avg.pct_of_peak_sustained_active\",\"launch__registers_per_thread\","
+    "\"launch__shared_mem_per_block_static\",\"launch__shared_mem_per_block_dynamic\"\n"
+    "\"\",\"\",\"\",\"\",\"\",\"nsecond\",\"%\",\"%\",\"%\",\"register/thread\",\"byte\",\"byte\"\n"
+    "\"0\",\"1\",\"conv_kernel<float, 4>\",\"(128, 1, 1)\",\"(64, 2, "
+    "1)\",\"10,000\",\"80.5\",\"20.1\",\"45\",\"128\","
+    "\"1024\",\"49152\"\n"
+    "\"1\",\"1\",\"reduce\",\"(256, 1, 1)\",\"(8, 1, 1)\",\"500\",\"10\",\"60\",\"30\",\"32\",\"0\",\"0\"\n"
+    "\"2\",\"1\",\"reduce\",\"(256, 1, 1)\",\"(8, 1, 1)\",\"700\",\"10\",\"60\",\"30\",\"32\",\"0\",\"0\"\n"
+    "\"3\",\"1\",\"conv_kernel<float, 4>\",\"(128, 1, 1)\",\"(64, 2, "
+    "1)\",\"12000\",\"80\",\"20\",\"45\",\"128\","
+    "\"1024\",\"49152\"\n"
+    "\"4\",\"1\",\"reduce\",\"(256, 1, 1)\",\"(8, 1, 1)\",\"600\",\"10\",\"60\",\"30\",\"32\",\"0\",\"0\"\n"
+    "\"5\",\"1\",\"reduce\",\"(256, 1, 1)\",\"(8, 1, 1)\",\"600\",\"10\",\"60\",\"30\",\"32\",\"0\",\"0\"\n"
+    "\"6\",\"1\",\"conv_kernel<float, 4>\",\"(128, 1, 1)\",\"(64, 2, "
+    "1)\",\"11000\",\"81\",\"21\",\"45\",\"128\","
+    "\"1024\",\"49152\"\n"
+    "\"7\",\"1\",\"reduce\",\"(256, 1, 1)\",\"(8, 1, 1)\",\"600\",\"10\",\"60\",\"30\",\"32\",\"0\",\"0\"\n"
+    "\"8\",\"1\",\"reduce\",\"(256, 1, 1)\",\"(8, 1, 1)\",\"600\",\"10\",\"60\",\"30\",\"32\",\"0\",\"0\"\n";
+
+TEST(NcuCsv, KernelsAreGroupedByNameAndShapeWithMedianDurations) {
+  const auto kernels = kernels_from_ncu_csv(kCsv, 3);
+  ASSERT_EQ(kernels.size(), 2u);
+  const auto& conv = kernels[0];
+  EXPECT_EQ(conv.name, "conv_kernel<float, 4>");
+  EXPECT_EQ(conv.launches, 1);
+  EXPECT_DOUBLE_EQ(conv.duration_ms, 0.011);  // median of 10, 12, 11 us; "10,000" read as 10000 ns
+  EXPECT_EQ(conv.grid, (std::array<int, 3>{64, 2, 1}));
+  EXPECT_EQ(conv.block, (std::array<int, 3>{128, 1, 1}));
+  EXPECT_DOUBLE_EQ(*conv.sm_throughput_pct, 80.5);
+  EXPECT_DOUBLE_EQ(*conv.dram_throughput_pct, 20.1);
+  EXPECT_DOUBLE_EQ(*conv.achieved_occupancy_pct, 45);
+  EXPECT_EQ(*conv.registers_per_thread, 128);
+  EXPECT_EQ(*conv.shared_memory_bytes, 1024 + 49152);
+  EXPECT_EQ(kernels[1].launches, 2) << "six launches over three executions";
+  EXPECT_DOUBLE_EQ(kernels[1].duration_ms, 0.0006);
+}
+
+TEST(NcuCsv, OtherTimeUnitsAreScaledAndMissingColumnsRefused) {
+  const std::string csv = "\"Kernel Name\",\"gpu__time_duration.sum\"\n\"\",\"usecond\"\n\"k\",\"2.5\"\n";
+  const auto kernels = kernels_from_ncu_csv(csv, 1);
+  ASSERT_EQ(kernels.size(), 1u);
+  EXPECT_DOUBLE_EQ(kernels[0].duration_ms, 0.0025);
+  EXPECT_FALSE(kernels[0].sm_throughput_pct.has_value());
+  EXPECT_THROW(kernels_from_ncu_csv("\"Kernel Name\",\"Other\"\n\"\",\"\"\n", 1), std::runtime_error);
+}
+
+TEST(ProfileSpec, ParsesToolAndSectionsAndRefusesTheRest) {
+  const auto plain = parse_profile_spec("ncu");
+  EXPECT_EQ(plain.tool, "ncu");
+  EXPECT_TRUE(plain.sections.empty());
+  const auto with = parse_profile_spec("ncu:SpeedOfLight,Occupancy");
+  EXPECT_EQ(with.sections, (std::vector<std::string>{"SpeedOfLight", "Occupancy"}));
+  EXPECT_THROW(parse_profile_spec("vtune"), std::invalid_argument);
+  EXPECT_THROW(parse_profile_spec("ncu:"), std::invalid_argument);
+  EXPECT_THROW(parse_profile_spec("ncu:a;rm -rf"), std::invalid_argument);
+}
+
+TEST(ProfileRefusal, MissingNcuNsysAndAdminOnlyCounters) {
+  auto request = parse_profile_spec("ncu");
+  const auto missing = profiling_refusal(request, "/nonexistent-dir");
+  EXPECT_NE(missing.find("ncu (Nsight Compute) is not on PATH"), std::string::npos) << missing;
+  auto nsys = parse_profile_spec("nsys");
+  EXPECT_NE(profiling_refusal(nsys, "/usr/bin").find("cannot turn it into a report"), std::string::npos);
+  EXPECT_NE(
+      counter_permission_problem("Foo: 1\nRmProfilingAdminOnly: 1\n", false).find("administrators only"),
+      std::string::npos);
+  EXPECT_EQ(counter_permission_problem("RmProfilingAdminOnly: 1\n", true), "");
+  EXPECT_EQ(counter_permission_problem("RmProfilingAdminOnly: 0\n", false), "");
+
+  // A fake ncu on PATH is found; an admin-only params file then refuses it.
+  const auto dir = std::filesystem::temp_directory_path() / "dnnbench-profiler-test";
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream(dir / "ncu") << "#!/bin/sh\n";
+    std::ofstream(dir / "params") << "RmProfilingAdminOnly: 1\n";
+  }
+  std::filesystem::permissions(dir / "ncu", std::filesystem::perms::owner_all);
+  auto found = parse_profile_spec("ncu");
+  const auto refusal = profiling_refusal(found, "/nonexistent:" + dir.string(), dir / "params");
+  EXPECT_EQ(found.tool_path, (dir / "ncu").string());
+  if (::geteuid() != 0) {
+    EXPECT_NE(refusal.find("RmProfilingAdminOnly"), std::string::npos) << refusal;
+  } else {
+    EXPECT_EQ(refusal, "") << "root reads the counters";
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ProfileChild, CommandLineIsTheAllowlistAndNeverProfiles) {
+  RowResult row;
+  row.provider = "cudnn";
+  row.engine_id = "12";
+  row.plan_name = "12_k2=1";
+  row.fp32_math = "tf32";
+  RunOptions options;
+  options.seed = 7;
+  options.oracle.enabled = true;  // nothing of the parent's other options may reach the child
+  options.provider_settings.cudnn_heur_mode = "b";
+  const auto child = profile_child_arguments("/bin/dnnbench", "/g/conv.json", row, options, 3);
+  const std::vector<std::string> allowed = {
+      "run",        "-q",          "--progress", "-g",      "--provider", "--engine",  "--profile-child-plan",
+      "--seed",     "--fp32-math", "--warmup",   "--iters", "--batch",    "--isolate", "--no-kernel-activity",
+      "--heur-mode"};
+  for (std::size_t i = 1; i < child.size(); ++i) {
+    if (child[i].rfind("-", 0) != 0 && child[i] != "run") continue;
+    EXPECT_NE(std::find(allowed.begin(), allowed.end(), child[i]), allowed.end()) << child[i];
+    EXPECT_NE(child[i], "--profile");
+    EXPECT_NE(child[i], "--oracle");
+  }
+  const auto at = [&](const std::string& flag) { return *(std::find(child.begin(), child.end(), flag) + 1); };
+  EXPECT_EQ(child[0], "/bin/dnnbench");
+  EXPECT_EQ(at("-g"), "/g/conv.json");
+  EXPECT_EQ(at("--engine"), "12");
+  EXPECT_EQ(at("--profile-child-plan"), "12_k2=1");
+  EXPECT_EQ(at("--seed"), "7");
+  EXPECT_EQ(at("--fp32-math"), "tf32");
+  EXPECT_EQ(at("--iters"), "3");
+  EXPECT_EQ(at("--isolate"), "none");
+  EXPECT_EQ(at("--heur-mode"), "b");
+
+  ProfileRequest request = parse_profile_spec("ncu:SpeedOfLight");
+  request.tool_path = "/opt/ncu";
+  const auto full = ncu_command(request, "/out/row", child);
+  EXPECT_EQ(full[0], "/opt/ncu");
+  EXPECT_EQ(*(std::find(full.begin(), full.end(), "--profile-from-start") + 1), "off");
+  EXPECT_EQ(*(std::find(full.begin(), full.end(), "--clock-control") + 1), "none");
+  EXPECT_EQ(*(std::find(full.begin(), full.end(), "--section") + 1), "SpeedOfLight");
+  EXPECT_EQ(*(std::find(full.begin(), full.end(), "-o") + 1), "/out/row");
+  EXPECT_EQ(std::vector<std::string>(full.end() - static_cast<std::ptrdiff_t>(child.size()), full.end()),
+            child);
+}
+
+TEST(PlansFrom, SlowerOnlyBeyondTheStoredCIAndTheMinimumEffect) {
+  EXPECT_FALSE(got_slower(1.00, 1.00, 0.01));
+  EXPECT_FALSE(got_slower(1.005, 1.00, 0.01)) << "inside the minimum effect";
+  EXPECT_TRUE(got_slower(1.05, 1.00, 0.01));
+  EXPECT_FALSE(got_slower(0.90, 1.00, 0.01)) << "faster is not slower";
+}
+
+}  // namespace
+}  // namespace dnnbench
