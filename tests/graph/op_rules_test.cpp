@@ -60,6 +60,8 @@ TEST(GraphOpRules, TableFindsEveryFamily) {
       {"RMSNormAttributes", OpKind::rmsnorm},
       {"ReductionAttributes", OpKind::reduction},
       {"ResampleFwdAttributes", OpKind::resample},
+      {"SdpaAttributes", OpKind::sdpa_fwd},
+      {"SdpaBackwardAttributes", OpKind::sdpa_bwd},
   };
   for (const auto& [type, kind] : types) {
     const OpRules* rules = find_op_rules(type);
@@ -70,7 +72,7 @@ TEST(GraphOpRules, TableFindsEveryFamily) {
     EXPECT_NE(rules->validate, nullptr);
     EXPECT_NE(rules->cost, nullptr);
   }
-  EXPECT_EQ(find_op_rules("SdpaAttributes"), nullptr);
+  EXPECT_EQ(find_op_rules("BlockScaleQuantizeAttributes"), nullptr);
   EXPECT_EQ(find_op_rules("BatchnormAttributes"), nullptr);
   EXPECT_EQ(find_op_rules(""), nullptr);
 }

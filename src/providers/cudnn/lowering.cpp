@@ -145,6 +145,13 @@ const Descriptor& Lowering::virtual_tensor(const Shape& shape, DataType dtype) {
   return out_->tensors.emplace(uid, make_tensor(uid, shape, dtype, true, false)).first->second;
 }
 
+const Descriptor& Lowering::constant(double value, DataType dtype, std::size_t rank) {
+  const std::int64_t uid = next_uid_++;
+  const Shape ones{std::vector<std::int64_t>(rank, 1), std::vector<std::int64_t>(rank, 1)};
+  out_->constants.push_back({uid, dtype, value});
+  return out_->tensors.emplace(uid, make_tensor(uid, ones, dtype, false, true)).first->second;
+}
+
 const Descriptor& Lowering::keep(Descriptor d) {
   out_->settings.push_back(std::move(d));
   return out_->settings.back();
@@ -211,6 +218,12 @@ std::shared_ptr<OpGraph> lower_graph(const Graph& graph, std::shared_ptr<const H
         break;
       case OpKind::resample:
         throw Unsupported("the cudnn provider does not lower resample (pooling) yet");
+      case OpKind::sdpa_fwd:
+        lower_sdpa_fwd(low, node);
+        break;
+      case OpKind::sdpa_bwd:
+        lower_sdpa_bwd(low, node);
+        break;
       case OpKind::unsupported:
         throw Unsupported("unsupported op " + node.type);
     }

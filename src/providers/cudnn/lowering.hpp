@@ -35,7 +35,15 @@ struct OpGraph {
   std::vector<Descriptor> ops;
   Descriptor graph;
   std::vector<BoundTensor> bound;  // non-virtual tensors, in uid order
-  std::string summary;             // "conv_fwd -> add -> relu_fwd"
+  // By-value constants the lowering introduced (attention scale, -inf, mask offsets): bound by
+  // host pointer with these values.
+  struct Constant {
+    std::int64_t uid = 0;
+    DataType dtype = DataType::unset;
+    double value = 0;
+  };
+  std::vector<Constant> constants;
+  std::string summary;  // "conv_fwd -> add -> relu_fwd"
 };
 
 // Dims and strides as cuDNN sees one tensor.
@@ -56,6 +64,8 @@ class Lowering {
                            std::optional<DataType> dtype = std::nullopt);
   // A virtual tensor of our own (between the ops of one node), with a fresh uid.
   const Descriptor& virtual_tensor(const Shape& shape, DataType dtype);
+  // A by-value scalar of our own (dims all 1 at `rank`), bound to `value` at execution.
+  const Descriptor& constant(double value, DataType dtype, std::size_t rank);
   // The shape a graph tensor gets by default (padded rank).
   Shape shape_of(std::int64_t uid) const;
   // Keeps a settings descriptor alive; returns it.
@@ -92,6 +102,8 @@ void lower_reduction(Lowering& low, const Node& node);
 void lower_layernorm(Lowering& low, const Node& node);
 void lower_rmsnorm(Lowering& low, const Node& node);
 void lower_batchnorm(Lowering& low, const Node& node);  // inference, as pointwise ops
+void lower_sdpa_fwd(Lowering& low, const Node& node);   // the fused-attention pattern (sdpa.cpp)
+void lower_sdpa_bwd(Lowering& low, const Node& node);
 
 // A pointwise operation y = mode(x[, b]) with the node's settings (pointwise.cpp); used by the
 // pointwise family and by families that decompose into pointwise ops.

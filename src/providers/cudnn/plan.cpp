@@ -40,7 +40,14 @@ CudnnPlan::CudnnPlan(std::shared_ptr<OpGraph> graph, const EngineConfig& config)
 void CudnnPlan::bind(const Bindings& bindings, Stream&) {
   std::vector<std::int64_t> uids;
   std::vector<void*> pointers;
-  scalars_.assign(graph_->bound.size(), {});
+  scalars_.assign(graph_->bound.size() + graph_->constants.size(), {});
+  for (std::size_t i = 0; i < graph_->constants.size(); ++i) {
+    const auto& c = graph_->constants[i];
+    std::byte* slot = scalars_[graph_->bound.size() + i].data();
+    store_element(c.dtype, slot, c.value);
+    uids.push_back(c.uid);
+    pointers.push_back(slot);
+  }
   for (std::size_t i = 0; i < graph_->bound.size(); ++i) {
     const BoundTensor& t = graph_->bound[i];
     void* p = bindings.at(t.uid);

@@ -183,6 +183,9 @@ Lowered lower_anchor(const AnchorContext& ctx) {
       return lower_resample(ctx);
     case OpKind::rmsnorm:
       throw Unsupported("RMSNorm: oneDNN 2.x has no RMS normalization primitive");
+    case OpKind::sdpa_fwd:
+    case OpKind::sdpa_bwd:
+      throw Unsupported("attention: oneDNN 2.6 has no attention (SDPA) primitive");
     case OpKind::unsupported:
       break;
   }
