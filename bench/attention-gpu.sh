@@ -17,6 +17,12 @@ CUDNN_LOGLEVEL_DBG=2 CUDNN_LOGDEST_DBG="$OUT_DIR/cudnn-samples.log" \
   "$BIN" run -g graphs/samples --op sdpa_fwd --op sdpa_bwd --provider cudnn --warmup 2 --warmup-max-ms 0 --iters 10 \
   -o "$OUT_DIR/samples.json" > "$OUT_DIR/samples.log" 2>&1
 echo "attention samples: exit $?"; tail -25 "$OUT_DIR/samples.log"
+# cuDNN's reasons for one forward and one backward perf graph, each in its own log.
+for g in sdpa_bert_large_fwd_b8_h16_s512_d64_fp16 sdpa_bert_large_bwd_b8_h16_s512_d64_fp16; do
+  CUDNN_LOGLEVEL_DBG=2 CUDNN_LOGDEST_DBG="$OUT_DIR/cudnn-$g.log" "$BIN" run -g "graphs/perf/attention/$g.json" \
+    --provider cudnn --max-engines 3 --warmup 1 --iters 3 -q -o "$OUT_DIR/$g.json" > /dev/null 2>&1
+  echo "cuDNN reasons for $g:"; grep -h "Reason" "$OUT_DIR/cudnn-$g.log" | sort | uniq -c | sort -rn | head -8
+done
 start=$(date +%s)
 "$BIN" run -g graphs/perf/attention --provider cudnn --max-engines "${MAX_ENGINES:-3}" --warmup 5 --min-time-ms 20 \
   --max-time-ms 300 -o "$OUT_DIR/perf.json" > "$OUT_DIR/perf.log" 2>&1

@@ -349,8 +349,8 @@ def unsupported_block_scale_quantize():
     """An op dnnbench does not execute (hipDNN's MX block quantization): its rows are skipped."""
     g = GraphWriter("unsupported_block_scale_quantize", io="float")
     x = g.tensor("x", [4, 64])
-    y = g.tensor("y", [4, 64], dtype="fp8_e4m3")
-    scale = g.tensor("scale", [4, 2], dtype="uint8")
+    y = g.tensor("y", [4, 64], dtype="int8")
+    scale = g.tensor("scale", [4, 2], dtype="float")
     g.nodes.append({
         "name": "quantize",
         "type": "BlockScaleQuantizeAttributes",

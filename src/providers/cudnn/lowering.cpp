@@ -152,6 +152,14 @@ const Descriptor& Lowering::constant(double value, DataType dtype, std::size_t r
   return out_->tensors.emplace(uid, make_tensor(uid, ones, dtype, false, true)).first->second;
 }
 
+const Descriptor& Lowering::scratch_tensor(const Shape& shape, DataType dtype, std::vector<std::byte> init) {
+  const std::int64_t uid = next_uid_++;
+  std::int64_t elements = 1;
+  for (auto d : shape.dims) elements *= d;
+  out_->scratch.push_back({uid, static_cast<std::size_t>(elements) * dtype_size(dtype), std::move(init)});
+  return out_->tensors.emplace(uid, make_tensor(uid, shape, dtype, false, false)).first->second;
+}
+
 const Descriptor& Lowering::keep(Descriptor d) {
   out_->settings.push_back(std::move(d));
   return out_->settings.back();

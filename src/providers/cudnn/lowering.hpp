@@ -43,6 +43,15 @@ struct OpGraph {
     double value = 0;
   };
   std::vector<Constant> constants;
+  // Non-virtual tensors the lowering introduced that no graph tensor backs (attention backward's
+  // softmax sum and dQ accumulator): the plan allocates and binds them, filled with `init` once
+  // when not empty.
+  struct Scratch {
+    std::int64_t uid = 0;
+    std::size_t bytes = 0;
+    std::vector<std::byte> init;
+  };
+  std::vector<Scratch> scratch;
   std::string summary;  // "conv_fwd -> add -> relu_fwd"
 };
 
@@ -64,6 +73,8 @@ class Lowering {
                            std::optional<DataType> dtype = std::nullopt);
   // A virtual tensor of our own (between the ops of one node), with a fresh uid.
   const Descriptor& virtual_tensor(const Shape& shape, DataType dtype);
+  // A device tensor of our own that the plan allocates (packed `shape`), optionally filled once.
+  const Descriptor& scratch_tensor(const Shape& shape, DataType dtype, std::vector<std::byte> init = {});
   // A by-value scalar of our own (dims all 1 at `rank`), bound to `value` at execution.
   const Descriptor& constant(double value, DataType dtype, std::size_t rank);
   // The shape a graph tensor gets by default (padded rank).

@@ -9,7 +9,9 @@
 //   -> softmax as MAX, SUB, EXP, ADD-reduction, DIV [stats = max + log(sum)] -> O = P . V
 // Every mask is GEN_INDEX + CMP + BINARY_SELECT(S, -inf). Intermediates are fp32 and virtual,
 // except P, which bmm2 takes in the io type (a requirement of those engines).
+#include <cstring>
 #include <limits>
+#include <vector>
 
 #include "graph/ops/sdpa_mask.hpp"
 #include "providers/cudnn/lowering.hpp"
@@ -18,8 +20,6 @@
 namespace dnnbench::cudnn {
 
 namespace {
-
-constexpr std::size_t kRank = 4;
 
 // One pointwise op with up to three inputs (x, b, t) and an optional axis; add_pointwise
 // (pointwise.cpp) covers the one- and two-input ops of graphs, this covers GEN_INDEX (axis) and
@@ -109,77 +109,91 @@ void check_supported(const Graph& g, const Node& node, const SdpaShape& s) {
   if (s.b == 0) throw Unsupported("attention node without rank-4 q, k and v");
 }
 
-// The chain shared by forward and backward: S = scale * Q.K^T [+ mask], masked; returns S.
-struct ScoreChain {
-  const Descriptor* s = nullptr;
-  const Descriptor *seq_q = nullptr, *seq_kv = nullptr;
+// Per-batch lengths as cuDNN reads them: the graph's seq_len tensors under a padding mask, or
+// lowering-made ones (see lower_sdpa_bwd); null when the scores are not padded.
+struct Lengths {
+  const Descriptor *q = nullptr, *kv = nullptr;
 };
 
-ScoreChain masked_scores(Lowering& low, const Node& node, const SdpaShape& sh, const SdpaParams& p) {
+// S = Q . K^T (* scale) (+ / select attn_mask) (padding): the part before the softmax statistics.
+// `padding_value`: rows past the lengths read as 0 in bmm1 (the forward's setting).
+const Descriptor* scaled_scores(Lowering& low, const Node& node, const SdpaShape& sh, const SdpaParams& p,
+                                const Lengths& len, bool padding_value) {
   const Graph& g = low.graph();
   Pw pw{low};
   const DataType f32 = DataType::f32;
   const Shape scores = packed({sh.b, sh.h_q, sh.s_q, sh.s_kv});
-  ScoreChain out;
-  if (p.padding_mask) {
-    out.seq_q = &low.tensor(input_uid(node, "seq_len_q"), Shape{{sh.b, 1, 1, 1}, {1, 1, 1, 1}});
-    out.seq_kv = &low.tensor(input_uid(node, "seq_len_kv"), Shape{{sh.b, 1, 1, 1}, {1, 1, 1, 1}});
-  }
   const Descriptor& q = low.tensor(input_uid(node, "q"));
   const std::int64_t k_uid = input_uid(node, "k");
   const Descriptor& kt = low.tensor(k_uid, transposed(g.tensor(k_uid)));
   const Descriptor* last = &low.virtual_tensor(scores, f32);
-  add_matmul(low, q, kt, *last, {out.seq_q, out.seq_kv, nullptr}, p.padding_mask, "bmm1");
-
+  add_matmul(low, q, kt, *last, {len.q, len.kv, nullptr}, padding_value && len.q, "bmm1");
   const auto next = [&] { return &low.virtual_tensor(scores, f32); };
   if (p.scale_value || node.input("scale")) {
-    const Descriptor& scale =
-        node.input("scale") ? low.tensor(input_uid(node, "scale"), Shape{{1, 1, 1, 1}, {1, 1, 1, 1}}, f32)
-                            : low.constant(*p.scale_value, f32, kRank);
+    // Scalars as the frontend makes them: one element, rank 1.
+    const Descriptor& scale = node.input("scale") ? low.tensor(input_uid(node, "scale"), Shape{{1}, {1}}, f32)
+                                                  : low.constant(*p.scale_value, f32, 1);
     last = &pw.op(CUDNN_POINTWISE_MUL, CUDNN_DATA_FLOAT, *last, &scale, *next(), "scale");
   }
   const double neg_inf = -std::numeric_limits<double>::infinity();
   if (const auto mask = node.input("attn_mask")) {
     if (g.tensor(*mask).dtype == DataType::boolean)  // keep where true
-      last = &pw.op(CUDNN_POINTWISE_BINARY_SELECT, CUDNN_DATA_FLOAT, *last,
-                    &low.constant(neg_inf, f32, kRank), *next(), "select_mask", &low.tensor(*mask));
+      last = &pw.op(CUDNN_POINTWISE_BINARY_SELECT, CUDNN_DATA_FLOAT, *last, &low.constant(neg_inf, f32, 1),
+                    *next(), "select_mask", &low.tensor(*mask));
     else
       last = &pw.op(CUDNN_POINTWISE_ADD, CUDNN_DATA_FLOAT, *last, &low.tensor(*mask), *next(), "add_mask");
   }
+  if (len.q) {
+    const auto index = [&](std::int64_t axis) -> const Descriptor& {
+      return pw.op(CUDNN_POINTWISE_GEN_INDEX, CUDNN_DATA_INT32, *last, nullptr,
+                   low.virtual_tensor(scores, DataType::i32), axis == 2 ? "gen_row_index" : "gen_col_index",
+                   nullptr, axis);
+    };
+    const Descriptor& row = index(2);
+    const Descriptor& col = index(3);
+    const auto boolean = [&] { return &low.virtual_tensor(scores, DataType::boolean); };
+    const Descriptor& row_ok =
+        pw.op(CUDNN_POINTWISE_CMP_LT, CUDNN_DATA_BOOLEAN, row, len.q, *boolean(), "row<seq_q");
+    const Descriptor& col_ok =
+        pw.op(CUDNN_POINTWISE_CMP_LT, CUDNN_DATA_BOOLEAN, col, len.kv, *boolean(), "col<seq_kv");
+    const Descriptor& keep =
+        pw.op(CUDNN_POINTWISE_LOGICAL_AND, CUDNN_DATA_BOOLEAN, row_ok, &col_ok, *boolean(), "and");
+    last = &pw.op(CUDNN_POINTWISE_BINARY_SELECT, CUDNN_DATA_FLOAT, *last, &low.constant(neg_inf, f32, 1),
+                  *next(), "select_padding", &keep);
+  }
+  return last;
+}
 
-  const auto index = [&](const Descriptor& of, std::int64_t axis, cudnnDataType_t math) -> const Descriptor& {
-    return pw.op(CUDNN_POINTWISE_GEN_INDEX, math, of, nullptr, low.virtual_tensor(scores, DataType::i32),
-                 axis == 2 ? "gen_row_index" : "gen_col_index", nullptr, axis);
+// The diagonal band: right bound (causal) and left bound (sliding window), on `x`.
+const Descriptor* band_masks(Lowering& low, const SdpaShape& sh, const SdpaParams& p, const Lengths& len,
+                             const Descriptor* x) {
+  Pw pw{low};
+  const DataType f32 = DataType::f32;
+  const Shape scores = packed({sh.b, sh.h_q, sh.s_q, sh.s_kv});
+  const double neg_inf = -std::numeric_limits<double>::infinity();
+  const auto index = [&](std::int64_t axis) -> const Descriptor& {
+    return pw.op(CUDNN_POINTWISE_GEN_INDEX, CUDNN_DATA_FLOAT, *x, nullptr,
+                 low.virtual_tensor(scores, DataType::i32), axis == 2 ? "gen_row_index" : "gen_col_index",
+                 nullptr, axis);
   };
   const auto boolean = [&] { return &low.virtual_tensor(scores, DataType::boolean); };
-  const auto select = [&](const Descriptor& keep, std::string_view label) {
-    last = &pw.op(CUDNN_POINTWISE_BINARY_SELECT, CUDNN_DATA_FLOAT, *last, &low.constant(neg_inf, f32, kRank),
-                  *next(), label, &keep);
-  };
-  if (p.padding_mask) {
-    const Descriptor& row = index(*last, 2, CUDNN_DATA_INT32);
-    const Descriptor& col = index(*last, 3, CUDNN_DATA_INT32);
-    const Descriptor& row_ok =
-        pw.op(CUDNN_POINTWISE_CMP_LT, CUDNN_DATA_BOOLEAN, row, out.seq_q, *boolean(), "row<seq_q");
-    const Descriptor& col_ok =
-        pw.op(CUDNN_POINTWISE_CMP_LT, CUDNN_DATA_BOOLEAN, col, out.seq_kv, *boolean(), "col<seq_kv");
-    select(pw.op(CUDNN_POINTWISE_LOGICAL_AND, CUDNN_DATA_BOOLEAN, row_ok, &col_ok, *boolean(), "and"),
-           "select_padding");
-  }
-  const bool bottom_right = p.alignment == DiagonalAlignment::bottom_right;
-  const auto i32 = [&](double v) -> const Descriptor& { return low.constant(v, DataType::i32, kRank); };
-  const auto int_op = [&](cudnnPointwiseMode_t mode, const Descriptor& x, const Descriptor& b,
+  const auto i32 = [&](double v) -> const Descriptor& { return low.constant(v, DataType::i32, 1); };
+  const auto int_op = [&](cudnnPointwiseMode_t mode, const Descriptor& a, const Descriptor& b,
                           std::string_view label) -> const Descriptor& {
-    return pw.op(mode, CUDNN_DATA_INT32, x, &b, low.virtual_tensor(scores, DataType::i32), label, nullptr, 3);
+    return pw.op(mode, CUDNN_DATA_INT32, a, &b, low.virtual_tensor(scores, DataType::i32), label, nullptr, 3);
   };
+  const auto select = [&](const Descriptor& keep, std::string_view label) {
+    x = &pw.op(CUDNN_POINTWISE_BINARY_SELECT, CUDNN_DATA_FLOAT, *x, &low.constant(neg_inf, f32, 1),
+               low.virtual_tensor(scores, f32), label, &keep);
+  };
+  const bool bottom_right = p.alignment == DiagonalAlignment::bottom_right;
   if (p.right_bound) {
-    const Descriptor* row = &index(*last, 2, CUDNN_DATA_FLOAT);
-    const Descriptor& col = index(*last, 3, CUDNN_DATA_FLOAT);
+    const Descriptor* row = &index(2);
+    const Descriptor& col = index(3);
     if (bottom_right) {
-      row = &int_op(CUDNN_POINTWISE_ADD, *row, out.seq_kv ? *out.seq_kv : i32(static_cast<double>(sh.s_kv)),
-                    "row+skv");
-      row = &int_op(CUDNN_POINTWISE_SUB, *row, out.seq_q ? *out.seq_q : i32(static_cast<double>(sh.s_q)),
-                    "row-sq");
+      row =
+          &int_op(CUDNN_POINTWISE_ADD, *row, len.kv ? *len.kv : i32(static_cast<double>(sh.s_kv)), "row+skv");
+      row = &int_op(CUDNN_POINTWISE_SUB, *row, len.q ? *len.q : i32(static_cast<double>(sh.s_q)), "row-sq");
     }
     if (*p.right_bound != 0)
       row = &int_op(CUDNN_POINTWISE_ADD, *row, i32(static_cast<double>(*p.right_bound)), "row+window");
@@ -187,24 +201,38 @@ ScoreChain masked_scores(Lowering& low, const Node& node, const SdpaShape& sh, c
            "select_right_bound");
   }
   if (p.left_bound) {
-    const Descriptor& row = index(*last, 2, CUDNN_DATA_FLOAT);
-    const Descriptor* col = &index(*last, 3, CUDNN_DATA_FLOAT);
-    if (!bottom_right || !p.padding_mask) {
-      // A float offset (the frontend's choice): col + left_bound [- (s_kv - s_q)].
+    const Descriptor& row = index(2);
+    const Descriptor* col = &index(3);
+    if (!bottom_right || !len.q) {
+      // A float offset, as the frontend makes it: col + left_bound [- (s_kv - s_q)].
       const double offset =
           static_cast<double>(*p.left_bound) - (bottom_right ? static_cast<double>(sh.s_kv - sh.s_q) : 0.0);
-      col = &pw.op(CUDNN_POINTWISE_ADD, CUDNN_DATA_FLOAT, *col, &low.constant(offset, f32, kRank),
+      col = &pw.op(CUDNN_POINTWISE_ADD, CUDNN_DATA_FLOAT, *col, &low.constant(offset, f32, 1),
                    low.virtual_tensor(scores, f32), "col+window", nullptr, 3);
     } else {
       col = &int_op(CUDNN_POINTWISE_ADD, *col, i32(static_cast<double>(*p.left_bound)), "col+window");
-      col = &int_op(CUDNN_POINTWISE_SUB, *col, *out.seq_kv, "col-skv");
-      col = &int_op(CUDNN_POINTWISE_ADD, *col, *out.seq_q, "col+sq");
+      col = &int_op(CUDNN_POINTWISE_SUB, *col, *len.kv, "col-skv");
+      col = &int_op(CUDNN_POINTWISE_ADD, *col, *len.q, "col+sq");
     }
     select(pw.op(CUDNN_POINTWISE_CMP_GT, CUDNN_DATA_BOOLEAN, *col, &row, *boolean(), "col>row"),
            "select_left_bound");
   }
-  out.s = last;
-  return out;
+  return x;
+}
+
+Lengths graph_lengths(Lowering& low, const Node& node, const SdpaShape& sh, const SdpaParams& p) {
+  if (!p.padding_mask) return {};
+  const Shape per_batch{{sh.b, 1, 1, 1}, {1, 1, 1, 1}};
+  return {&low.tensor(input_uid(node, "seq_len_q"), per_batch),
+          &low.tensor(input_uid(node, "seq_len_kv"), per_batch)};
+}
+
+void add_reshape(Lowering& low, const Descriptor& x, const Descriptor& y, std::string_view label) {
+  Descriptor op(CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR);
+  set(op, CUDNN_ATTR_OPERATION_RESHAPE_XDESC, x);
+  set(op, CUDNN_ATTR_OPERATION_RESHAPE_YDESC, y);
+  op.finalize("reshape operation (" + std::string(label) + ")");
+  low.add_op(std::move(op), label);
 }
 
 }  // namespace
@@ -218,30 +246,126 @@ void lower_sdpa_fwd(Lowering& low, const Node& node) {
   const DataType f32 = DataType::f32;
   const Shape scores = packed({sh.b, sh.h_q, sh.s_q, sh.s_kv});
   const Shape row = packed({sh.b, sh.h_q, sh.s_q, 1});
-  const ScoreChain chain = masked_scores(low, node, sh, p);
+  const Lengths len = graph_lengths(low, node, sh, p);
+  const Descriptor* s = band_masks(low, sh, p, len, scaled_scores(low, node, sh, p, len, true));
 
   const Descriptor& max = low.virtual_tensor(row, f32);
-  add_reduction(low, CUDNN_REDUCE_TENSOR_MAX, *chain.s, max, "max");
+  add_reduction(low, CUDNN_REDUCE_TENSOR_MAX, *s, max, "max");
   const Descriptor& centered =
-      pw.op(CUDNN_POINTWISE_SUB, CUDNN_DATA_FLOAT, *chain.s, &max, low.virtual_tensor(scores, f32), "sub");
+      pw.op(CUDNN_POINTWISE_SUB, CUDNN_DATA_FLOAT, *s, &max, low.virtual_tensor(scores, f32), "sub");
   const Descriptor& e =
       pw.op(CUDNN_POINTWISE_EXP, CUDNN_DATA_FLOAT, centered, nullptr, low.virtual_tensor(scores, f32), "exp");
   const Descriptor& sum = low.virtual_tensor(row, f32);
   add_reduction(low, CUDNN_REDUCE_TENSOR_ADD, e, sum, "sum");
-  if (const auto stats = node.output("stats")) {
-    const Descriptor& log =
-        pw.op(CUDNN_POINTWISE_LOG, CUDNN_DATA_FLOAT, sum, nullptr, low.virtual_tensor(row, f32), "log");
-    pw.op(CUDNN_POINTWISE_ADD, CUDNN_DATA_FLOAT, max, &log, low.tensor(*stats), "stats");
-  }
+  // The statistics are always part of the pattern (virtual when the graph does not keep them),
+  // as the frontend builds it.
+  const Descriptor& log =
+      pw.op(CUDNN_POINTWISE_LOG, CUDNN_DATA_FLOAT, sum, nullptr, low.virtual_tensor(row, f32), "log");
+  const auto stats = node.output("stats");
+  pw.op(CUDNN_POINTWISE_ADD, CUDNN_DATA_FLOAT, max, &log,
+        stats ? low.tensor(*stats) : low.virtual_tensor(row, f32), "stats");
   const DataType io = g.tensor(input_uid(node, "q")).dtype;
   const Descriptor& probs =
       pw.op(CUDNN_POINTWISE_DIV, CUDNN_DATA_FLOAT, e, &sum, low.virtual_tensor(scores, io), "div");
   add_matmul(low, probs, low.tensor(input_uid(node, "v")), low.tensor(output_uid(node, "o")),
-             {chain.seq_q, nullptr, chain.seq_kv}, false, "bmm2");
+             {len.q, nullptr, len.kv}, false, "bmm2");
 }
 
-void lower_sdpa_bwd(Lowering&, const Node&) {
-  throw Unsupported("the cudnn provider does not lower attention backward (SdpaBackwardAttributes) yet");
+// The backward as the frontend builds it for cuDNN 9 (its composite SDPA backward node, read to
+// learn): softmax_sum = sum(dO * O) (a device tensor of its own), P = exp(S - stats) recomputed
+// with the same masks (padding before the statistics, the band after), dV = P^T . dO,
+// dS = (dO . V^T - softmax_sum) * P * scale, dK = dS^T . Q, dQ = dS . K through an fp32
+// accumulator (a device tensor of its own) and an identity. Transposes are RESHAPE ops; GQA
+// computes per query head and sums the groups with a reduction.
+void lower_sdpa_bwd(Lowering& low, const Node& node) {
+  const Graph& g = low.graph();
+  const auto& p = node.as<SdpaParams>();
+  const SdpaShape sh = sdpa_shape(g, node);
+  check_supported(g, node, sh);
+  Pw pw{low};
+  const DataType f32 = DataType::f32;
+  const DataType io = g.tensor(input_uid(node, "q")).dtype;
+  const Shape scores = packed({sh.b, sh.h_q, sh.s_q, sh.s_kv});
+  const Shape scores_t{{sh.b, sh.h_q, sh.s_kv, sh.s_q},
+                       {sh.h_q * sh.s_q * sh.s_kv, sh.s_q * sh.s_kv, 1, sh.s_kv}};
+  const Shape row = packed({sh.b, sh.h_q, sh.s_q, 1});
+
+  Lengths len = graph_lengths(low, node, sh, p);
+  // cuDNN up to 9.15 needs the padding path when s_kv is not a multiple of 128 (the frontend's
+  // workaround): lengths equal to the dims, in device tensors of our own.
+  constexpr std::int64_t kKvMultiple = 128;
+  if (!len.q && sh.s_kv % kKvMultiple != 0 && cudnnGetVersion() <= 91500) {
+    const auto lengths = [&](std::int64_t value) {
+      std::vector<std::int32_t> values(static_cast<std::size_t>(sh.b), static_cast<std::int32_t>(value));
+      std::vector<std::byte> bytes(values.size() * sizeof(std::int32_t));
+      std::memcpy(bytes.data(), values.data(), bytes.size());
+      return &low.scratch_tensor(Shape{{sh.b, 1, 1, 1}, {1, 1, 1, 1}}, DataType::i32, std::move(bytes));
+    };
+    len = {lengths(sh.s_q), lengths(sh.s_kv)};
+  }
+
+  // softmax_sum = sum over d of dO * O, kept in a device tensor.
+  const Descriptor& d_out = low.tensor(input_uid(node, "do"));
+  const Descriptor& o = low.tensor(input_uid(node, "o"));
+  const Descriptor& prod = pw.op(CUDNN_POINTWISE_MUL, CUDNN_DATA_FLOAT, d_out, &o,
+                                 low.virtual_tensor(packed({sh.b, sh.h_q, sh.s_q, sh.d_v}), f32), "dO*O");
+  const Descriptor& dot = low.virtual_tensor(row, f32);
+  add_reduction(low, CUDNN_REDUCE_TENSOR_ADD, prod, dot, "sum_dO*O");
+  const Descriptor& softmax_sum = low.scratch_tensor(row, f32);
+  pw.op(CUDNN_POINTWISE_MUL, CUDNN_DATA_FLOAT, dot, &low.constant(1.0, f32, 1), softmax_sum, "softmax_sum");
+
+  // P = exp(S - stats) with the forward's masks.
+  const Descriptor* s = scaled_scores(low, node, sh, p, len, false);
+  s = &pw.op(CUDNN_POINTWISE_SUB, CUDNN_DATA_FLOAT, *s, &low.tensor(input_uid(node, "stats")),
+             low.virtual_tensor(scores, f32), "sub_stats");
+  s = band_masks(low, sh, p, len, s);
+  const Descriptor& probs =
+      pw.op(CUDNN_POINTWISE_EXP, CUDNN_DATA_FLOAT, *s, nullptr, low.virtual_tensor(scores, f32), "exp");
+
+  // dV = P^T . dO (summed over the query heads of each V head).
+  const Descriptor& probs_t = low.virtual_tensor(scores_t, io);
+  add_reshape(low, probs, probs_t, "P^T");
+  const auto grad = [&](const Descriptor& a, const Descriptor& b, std::string_view out_role,
+                        std::int64_t heads, std::int64_t dim, std::string_view label) {
+    const Descriptor& out = low.tensor(output_uid(node, out_role));
+    if (heads == sh.h_q) {
+      add_matmul(low, a, b, out, {len.kv, nullptr, len.q}, false, label);
+      return;
+    }
+    const Descriptor& full = low.virtual_tensor(packed({sh.b, sh.h_q, sh.s_kv, dim}), io);
+    add_matmul(low, a, b, full, {len.kv, nullptr, len.q}, false, label);
+    add_reduction(low, CUDNN_REDUCE_TENSOR_ADD, full, out, std::string(label) + "_head_sum");
+  };
+  grad(probs_t, d_out, "dv", sh.h_v, sh.d_v, "bmm_PT_dO");
+
+  // dS = (dO . V^T - softmax_sum) * P * scale.
+  const std::int64_t v_uid = input_uid(node, "v");
+  const Descriptor& vt = low.tensor(v_uid, transposed(g.tensor(v_uid)));
+  const Descriptor& dp = low.virtual_tensor(scores, f32);
+  add_matmul(low, d_out, vt, dp, {len.q, len.kv, nullptr}, false, "bmm_dO_VT");
+  const Descriptor* ds = &pw.op(CUDNN_POINTWISE_SUB, CUDNN_DATA_FLOAT, dp, &softmax_sum,
+                                low.virtual_tensor(scores, f32), "dP-softmax_sum");
+  ds = &pw.op(CUDNN_POINTWISE_MUL, CUDNN_DATA_FLOAT, *ds, &probs, low.virtual_tensor(scores, f32), "*P");
+  if (p.scale_value || node.input("scale")) {
+    const Descriptor& scale =
+        node.input("scale") ? low.tensor(input_uid(node, "scale")) : low.constant(*p.scale_value, f32, 1);
+    ds =
+        &pw.op(CUDNN_POINTWISE_MUL, CUDNN_DATA_FLOAT, *ds, &scale, low.virtual_tensor(scores, f32), "*scale");
+  }
+
+  // dK = dS^T . Q.
+  const Descriptor& ds_t = low.virtual_tensor(scores_t, io);
+  add_reshape(low, *ds, ds_t, "dS^T");
+  grad(ds_t, low.tensor(input_uid(node, "q")), "dk", sh.h_k, sh.d_qk, "bmm_dST_Q");
+
+  // dQ = dS . K, accumulated in fp32, then converted.
+  const TensorDesc& k = g.tensor(input_uid(node, "k"));
+  const Descriptor& k_plain = low.virtual_tensor(Shape{k.dims, k.strides}, io);
+  add_reshape(low, low.tensor(k.uid), k_plain, "K");
+  const Descriptor& dq_accum = low.scratch_tensor(packed({sh.b, sh.h_q, sh.s_q, sh.d_qk}), f32);
+  add_matmul(low, *ds, k_plain, dq_accum, {len.q, nullptr, len.kv}, false, "bmm_dS_K");
+  pw.op(CUDNN_POINTWISE_IDENTITY, CUDNN_DATA_FLOAT, dq_accum, nullptr, low.tensor(output_uid(node, "dq")),
+        "dQ");
 }
 
 }  // namespace dnnbench::cudnn
