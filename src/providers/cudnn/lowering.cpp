@@ -160,21 +160,6 @@ const Descriptor& Lowering::scratch_tensor(const Shape& shape, DataType dtype, s
   return out_->tensors.emplace(uid, make_tensor(uid, shape, dtype, false, false)).first->second;
 }
 
-Lowering::Mark Lowering::mark() const {
-  Mark m{out_->bound.size(), out_->constants.size(), out_->scratch.size(), {}};
-  for (const auto& [uid, d] : out_->tensors) m.uids.push_back(uid);
-  return m;
-}
-
-void Lowering::rollback(const Mark& m) {
-  for (auto it = out_->tensors.begin(); it != out_->tensors.end();)
-    it = std::find(m.uids.begin(), m.uids.end(), it->first) == m.uids.end() ? out_->tensors.erase(it)
-                                                                            : std::next(it);
-  out_->bound.resize(m.bound);
-  out_->constants.resize(m.constants);
-  out_->scratch.resize(m.scratch);
-}
-
 const Descriptor& Lowering::keep(Descriptor d) {
   out_->settings.push_back(std::move(d));
   return out_->settings.back();

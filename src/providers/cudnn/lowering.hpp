@@ -75,13 +75,6 @@ class Lowering {
   const Descriptor& virtual_tensor(const Shape& shape, DataType dtype);
   // A device tensor of our own that the plan allocates (packed `shape`), optionally filled once.
   const Descriptor& scratch_tensor(const Shape& shape, DataType dtype, std::vector<std::byte> init = {});
-  // Tensors created since a mark can be dropped again (a candidate lowering cuDNN refused).
-  struct Mark {
-    std::size_t bound = 0, constants = 0, scratch = 0;
-    std::vector<std::int64_t> uids;
-  };
-  Mark mark() const;
-  void rollback(const Mark& m);
   // A by-value scalar of our own (dims all 1 at `rank`), bound to `value` at execution.
   const Descriptor& constant(double value, DataType dtype, std::size_t rank);
   // The shape a graph tensor gets by default (padded rank).

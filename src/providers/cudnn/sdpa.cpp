@@ -241,35 +241,6 @@ void add_reshape(Lowering& low, const Descriptor& x, const Descriptor& y, std::s
   low.add_op(std::move(op), label);
 }
 
-// Without masks the node is one OPERATION_SDPA_FWD (cuDNN >= 9.13.1), which cuDNN's frontend
-// prefers for such graphs on 9.14 ("unified" SDPA): Q, K (not transposed), V, O, optional stats
-// and the scale. Returns false (nothing added) when cuDNN refuses the operation itself, so the
-// caller can build the pattern of basic operations instead.
-bool add_unified_sdpa(Lowering& low, const Node& node, const SdpaParams& p) {
-  if (cudnnGetVersion() < 91301 || p.padding_mask || p.left_bound || p.right_bound || node.input("attn_mask"))
-    return false;
-  const Lowering::Mark before = low.mark();
-  Descriptor op(CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR);
-  set(op, CUDNN_ATTR_OPERATION_SDPA_FWD_QDESC, low.tensor(input_uid(node, "q")));
-  set(op, CUDNN_ATTR_OPERATION_SDPA_FWD_KDESC, low.tensor(input_uid(node, "k")));
-  set(op, CUDNN_ATTR_OPERATION_SDPA_FWD_VDESC, low.tensor(input_uid(node, "v")));
-  set(op, CUDNN_ATTR_OPERATION_SDPA_FWD_ODESC, low.tensor(output_uid(node, "o")));
-  if (const auto stats = node.output("stats"))
-    set(op, CUDNN_ATTR_OPERATION_SDPA_FWD_STATSDESC, low.tensor(*stats));
-  if (p.scale_value || node.input("scale"))
-    set(op, CUDNN_ATTR_OPERATION_SDPA_FWD_SCALEDESC,
-        node.input("scale")
-            ? low.tensor(input_uid(node, "scale"), Shape{{1, 1, 1, 1}, {1, 1, 1, 1}}, DataType::f32)
-            : low.constant(*p.scale_value, DataType::f32, kRank));
-  if (op.try_finalize() != CUDNN_STATUS_SUCCESS) {
-    op = Descriptor();
-    low.rollback(before);  // K is seen transposed by the pattern: its descriptor is made again
-    return false;
-  }
-  low.add_op(std::move(op), "sdpa_fwd");
-  return true;
-}
-
 }  // namespace
 
 void lower_sdpa_fwd(Lowering& low, const Node& node) {
@@ -277,7 +248,6 @@ void lower_sdpa_fwd(Lowering& low, const Node& node) {
   const auto& p = node.as<SdpaParams>();
   const SdpaShape sh = sdpa_shape(g, node);
   check_supported(g, node, sh);
-  if (add_unified_sdpa(low, node, p)) return;
   Pw pw{low};
   const DataType f32 = DataType::f32;
   const Shape scores = packed({sh.b, sh.h_q, sh.s_q, sh.s_kv});
