@@ -59,7 +59,7 @@ void parse_sdpa(const nlohmann::json& node_json, Node& node, const NodeContext& 
     const double dropout = json_number(*v, where.file, settings_path(node, where, "dropout_probability"));
     if (dropout != 0)
       node_error(where, settings_sub_path(node, "dropout_probability"),
-                 "dropout_probability is " + std::to_string(dropout) +
+                 "dropout_probability is " + v->dump() +
                      "; dnnbench runs attention without dropout (its random mask has no reference to check "
                      "against); expected 0 or null");
   }
