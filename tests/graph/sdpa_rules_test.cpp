@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "graph/reader.hpp"
+#include "graph/validate.hpp"
 #include "graph_test_util.hpp"
 
 namespace dnnbench::testing {
@@ -18,8 +19,11 @@ json sample(const char* name) {
   return json::parse(in);
 }
 
+// Read and validated, as a graph file is loaded.
 Graph parse(const json& j) {
-  return parse_graph_json(j.dump(), "g.json");
+  Graph g = parse_graph_json(j.dump(), "g.json");
+  validate_graph(g);
+  return g;
 }
 
 TEST(SdpaRules, SamplesParseWithTheirMasks) {
