@@ -13,6 +13,11 @@ a results JSON:
 Timing here follows dnnbench's method: warm-up, then CUDA-graph replay of 20 calls between an
 event pair (so launch gaps do not dominate short kernels), the median of --samples replays.
 
+Attention graphs (SdpaAttributes / SdpaBackwardAttributes) are timed with
+torch.nn.functional.scaled_dot_product_attention under sdpa_kernel(CUDNN_ATTENTION) and
+sdpa_kernel(FLASH_ATTENTION) instead (backward: torch.autograd.grad of a kept forward), printed in
+their own table with the ratios torch / dnnbench per graph.
+
 With --repeat RUN2.json (the same suite run again) it reports the distribution of per-row ratios
 of GPU kernel medians between the two runs, for rows whose kernels last more than 20 us: the
 noise between two runs of the tool.
@@ -100,7 +105,73 @@ def build_problem(torch, path):
                          [False, True, False])), desc
 
 
-def time_ms(torch, fn, samples, warmup):
+def is_attention(path):
+    return load_graph(path)[2]["type"] in ("SdpaAttributes", "SdpaBackwardAttributes")
+
+
+def build_attention(torch, path, backend):
+    """A zero-argument callable running the graph's attention with one PyTorch SDPA backend."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    g, tensors, node = load_graph(path)
+    p = settings(node)
+    if p.get("padding_mask") or p.get("left_bound") not in (None, -1) or p.get("causal_mask_bottom_right"):
+        raise ValueError("padding, windows and bottom-right masks are not compared")
+    gen = torch.Generator().manual_seed(42)
+    q, k, v = (make_tensor(torch, port(node, tensors, "inputs", r), gen) for r in ("q", "k", "v"))
+    kwargs = {"is_causal": bool(p.get("causal_mask")), "scale": p.get("attn_scale_value"),
+              "enable_gqa": q.shape[1] != k.shape[1]}
+    chosen = {"cudnn": SDPBackend.CUDNN_ATTENTION, "flash": SDPBackend.FLASH_ATTENTION}[backend]
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+    if node["type"] == "SdpaAttributes":
+        def forward():
+            with sdpa_kernel(chosen):
+                return sdpa(q, k, v, **kwargs)
+        return forward
+    for t in (q, k, v):
+        t.requires_grad_(True)
+    with sdpa_kernel(chosen):
+        out = sdpa(q, k, v, **kwargs)
+    grad = torch.empty_like(out).uniform_(-1, 1)
+    return lambda: torch.autograd.grad(out, (q, k, v), grad, retain_graph=True)
+
+
+def compare_attention(torch, paths, ours, args):
+    header = (f"{'attention graph':<62} {'ootb us':>9} {'best us':>9} {'cudnn us':>9} {'flash us':>9} "
+              f"{'cudnn/ootb':>10} {'flash/ootb':>10}")
+    print(header)
+    print("-" * len(header))
+    ratios = {"cudnn": [], "flash": []}
+    for path in paths:
+        name = load_graph(path)[0]["name"]
+        ootb, _, best, _ = ours.get(name, (None, "not run", None, None))
+        times, notes = {}, []
+        for backend in ("cudnn", "flash"):
+            try:
+                # A failed capture of autograd's backward leaves PyTorch's RNG offsets broken for
+                # every later call (seen with torch 2.11): backward is timed back to back.
+                forward = load_graph(path)[2]["type"] == "SdpaAttributes"
+                times[backend], method = time_ms(torch, build_attention(torch, path, backend), args.samples,
+                                                 args.warmup, capture=forward)
+                if not method.startswith("cuda-graph"):
+                    notes.append(f"{backend}: {method}")
+            except Exception as e:  # a backend that refuses the problem is a note, not a stop
+                notes.append(f"{backend}: {type(e).__name__}: {str(e).splitlines()[0][:80] if str(e) else ''}")
+        cells = []
+        for backend in ("cudnn", "flash"):
+            t = times.get(backend)
+            r = t / ootb if t and ootb else None
+            if r:
+                ratios[backend].append(r)
+            cells.append(f"{r:10.2f}" if r else f"{'-':>10}")
+        print(f"{name:<62} {fmt(ootb)} {fmt(best)} {fmt(times.get('cudnn'))} {fmt(times.get('flash'))} "
+              + " ".join(cells) + ("   " + "; ".join(notes) if notes else ""))
+    for backend, values in ratios.items():
+        if values:
+            print(f"geomean torch {backend} / dnnbench cuDNN OOTB: {statistics.geometric_mean(values):.3f} "
+                  f"over {len(values)} graphs (> 1: dnnbench's row is faster)")
+
+
+def time_ms(torch, fn, samples, warmup, capture=True):
     """Median per-call time of `fn` by CUDA-graph replay: GRAPH_CALLS calls captured once, each
     sample one replay between an event pair (so PyTorch's per-call host cost, which is larger
     than dnnbench's, cannot leave the GPU idle between short kernels). Falls back to
@@ -113,13 +184,16 @@ def time_ms(torch, fn, samples, warmup):
     start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     method = f"cuda-graph({GRAPH_CALLS} calls)"
     try:
+        if not capture:
+            raise RuntimeError("capture not attempted")
         graph = torch.cuda.CUDAGraph()
         with torch.cuda.graph(graph):
             for _ in range(GRAPH_CALLS):
                 fn()
         run, per = graph.replay, GRAPH_CALLS
     except Exception as e:  # capture refused: time back-to-back calls
-        method = f"back-to-back({GRAPH_CALLS} calls; capture failed: {type(e).__name__})"
+        method = f"back-to-back({GRAPH_CALLS} calls; " + (
+            "no capture)" if not capture else f"capture failed: {type(e).__name__})")
         def run():
             for _ in range(GRAPH_CALLS):
                 fn()
@@ -212,7 +286,8 @@ def main():
     print(header)
     print("-" * len(header))
     ratio_f, ratio_t, methods = [], [], set()
-    for path in args.graphs:
+    attention = [p for p in args.graphs if is_attention(p)]
+    for path in [p for p in args.graphs if not is_attention(p)]:
         name = load_graph(path)[0]["name"]
         ootb, ootb_plan, best, best_plan = ours.get(name, (None, "not run", None, None))
         try:
@@ -234,6 +309,8 @@ def main():
         print(f"{name:<50} {fmt(ootb)} {fmt(best)} {fmt(t_false)} {fmt(t_true)} "
               f"{rf or float('nan'):7.2f} {rt or float('nan'):7.2f}")
     print(f"PyTorch timing methods: {sorted(methods)}")
+    if attention:
+        compare_attention(torch, attention, ours, args)
     def dist(name, values):
         v = sorted(values)
         print(f"{name}: n {len(v)}, min {v[0]:.3f} p10 {quantile(v, 0.1):.3f} median {quantile(v, 0.5):.3f} "

@@ -300,6 +300,72 @@ def resample(x, y_dims, st):
     return acc, int(np.prod(window))
 
 
+# ---- attention ----------------------------------------------------------------------------
+
+def sdpa_keep(st, lens_q, lens_kv, sq, skv):
+    """Boolean [B, 1, Sq, Skv]: which (row, key) pairs the masks keep, built as whole matrices."""
+    right = st.get("right_bound")
+    left = st.get("left_bound")
+    if left is not None and int(left) == -1:
+        left = None
+    bottom_right = bool(st.get("causal_mask_bottom_right")) or st.get("diagonal_alignment") == "BOTTOM_RIGHT"
+    if st.get("causal_mask") or st.get("causal_mask_bottom_right"):
+        right = 0
+    rows = np.arange(sq)[:, None]
+    cols = np.arange(skv)[None, :]
+    keep = np.zeros((len(lens_q), 1, sq, skv), dtype=bool)
+    for b, (lq, lkv) in enumerate(zip(lens_q, lens_kv)):
+        shift = (lkv - lq) if bottom_right else 0
+        m = (rows < lq) & (cols < lkv)
+        if right is not None:
+            m &= cols <= rows + shift + int(right)
+        if left is not None:
+            m &= cols > rows + shift - int(left)
+        keep[b, 0] = m
+    return keep
+
+
+def sdpa_scores(q, k, st, scale, lens_q, lens_kv, bias):
+    """Masked scaled scores [B, Hq, Sq, Skv] (-inf where masked), K heads repeated for GQA."""
+    hq, hk = q.shape[1], k.shape[1]
+    kk = np.repeat(k, hq // hk, axis=1)
+    s = scale * np.einsum("bhid,bhjd->bhij", q, kk)
+    if bias is not None:
+        s = s + bias
+    keep = sdpa_keep(st, lens_q, lens_kv, q.shape[2], k.shape[2])
+    return np.where(keep, s, -np.inf), kk
+
+
+def sdpa_fwd(q, k, v, st, scale, lens_q, lens_kv, bias):
+    s, _ = sdpa_scores(q, k, st, scale, lens_q, lens_kv, bias)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        m = np.max(s, axis=-1, keepdims=True)
+        finite = np.isfinite(m)
+        m0 = np.where(finite, m, 0.0)
+        lse = np.where(finite, m0 + np.log(np.sum(np.exp(s - m0), axis=-1, keepdims=True)), -np.inf)
+        p = np.where(finite, np.exp(s - np.where(finite, lse, 0.0)), 0.0)
+    vv = np.repeat(v, q.shape[1] // v.shape[1], axis=1)
+    return np.einsum("bhij,bhjd->bhid", p, vv), lse
+
+
+def sdpa_bwd(q, k, v, o, do, lse, st, scale, lens_q, lens_kv, bias):
+    s, kk = sdpa_scores(q, k, st, scale, lens_q, lens_kv, bias)
+    g_k, g_v = q.shape[1] // k.shape[1], q.shape[1] // v.shape[1]
+    vv = np.repeat(v, g_v, axis=1)
+    with np.errstate(invalid="ignore"):
+        p = np.where(np.isfinite(s) & np.isfinite(lse), np.exp(s - np.where(np.isfinite(lse), lse, 0)), 0.0)
+    dv_h = np.einsum("bhij,bhid->bhjd", p, do)
+    dp = np.einsum("bhid,bhjd->bhij", do, vv)
+    delta = np.sum(do * o, axis=-1, keepdims=True)
+    ds = p * (dp - delta)
+    dq = scale * np.einsum("bhij,bhjd->bhid", ds, kk)
+    dk_h = scale * np.einsum("bhij,bhid->bhjd", ds, q)
+    b, _, skv, _ = dk_h.shape
+    dk = dk_h.reshape(b, k.shape[1], g_k, skv, -1).sum(axis=2)
+    dv = dv_h.reshape(b, v.shape[1], g_v, skv, -1).sum(axis=2)
+    return dq, dk, dv
+
+
 # ---- graph evaluation ---------------------------------------------------------------------
 
 SUPPORTED = {
@@ -307,6 +373,7 @@ SUPPORTED = {
     "PointwiseAttributes", "BatchnormInferenceAttributes", "BatchnormInferenceAttributesVarianceExt",
     "LayernormAttributes", "RMSNormAttributes", "ReductionAttributes", "ResampleFwdAttributes",
     "BatchnormAttributes", "BatchnormBackwardAttributes",
+    "SdpaAttributes", "SdpaBackwardAttributes",
 }
 POINTWISE_OPS = {
     "add", "sub", "mul", "div", "max", "min", "relu_fwd", "gelu_fwd", "gelu_approx_tanh_fwd", "sigmoid_fwd",
@@ -446,6 +513,27 @@ def evaluate(graph, inputs):
             results["out"], length = reduction(get(ins, "in"), out_dims("out"), st.get("mode"))
         elif t == "ResampleFwdAttributes":
             results["y"], length = resample(get(ins, "x"), out_dims("y"), st)
+        elif t in ("SdpaAttributes", "SdpaBackwardAttributes"):
+            q, k, v = get(ins, "q"), get(ins, "k"), get(ins, "v")
+            if st.get("attn_scale_value") is not None:
+                scale = float(st["attn_scale_value"])
+            elif role(ins, "scale") is not None:
+                scale = scalar(ins, "scale")
+            else:
+                scale = 1.0
+            b, sq, skv = q.shape[0], q.shape[2], k.shape[2]
+            lens_q, lens_kv = [sq] * b, [skv] * b
+            if st.get("padding_mask"):
+                lens_q = [min(max(int(x), 0), sq) for x in np.asarray(get(ins, "seq_len_q")).reshape(-1)]
+                lens_kv = [min(max(int(x), 0), skv) for x in np.asarray(get(ins, "seq_len_kv")).reshape(-1)]
+            bias = get(ins, "attn_mask", required=False)
+            if t == "SdpaAttributes":
+                results["o"], results["stats"] = sdpa_fwd(q, k, v, st, scale, lens_q, lens_kv, bias)
+                length = max(q.shape[3], skv)
+            else:
+                results["dq"], results["dk"], results["dv"] = sdpa_bwd(
+                    q, k, v, get(ins, "o"), get(ins, "do"), get(ins, "stats"), st, scale, lens_q, lens_kv, bias)
+                length = max(q.shape[3], sq, skv)
         else:
             raise Unsupported(t)
         for name, v in results.items():

@@ -7,6 +7,11 @@ Sets:
   gemm/       BERT-large (batch 8 x seq 512 = 4096 tokens) and Llama-2-7B (2048 tokens) linear
               layers and BERT's attention batched matmuls, fp16 and bf16
   norms/      BERT-large layernorm, Llama RMSNorm, ResNet batchnorm inference
+  attention/  BERT-large self-attention (batch 8, seq 512, 16 heads, d 64), Llama-2-7B prefill
+              (seq 4096, 32 heads, d 128, causal), Llama-3-8B prefill (32 query heads sharing 8 K/V
+              heads, causal), a Llama-2-7B decode step (one query against 4096 cached keys, batch 16);
+              fp16 and bf16, forward and backward (decode: forward only, a decode step has no
+              backward). Batch 1 for the 4096-token prefills keeps every tensor under 64 MiB.
 
 Usage: scripts/make_perf_graphs.py [--out DIR]   (default: graphs/perf next to this script)
 """
@@ -16,7 +21,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from make_sample_graphs import (GraphWriter, channels_last_strides, conv_graph, layernorm_graph,  # noqa: E402
-                                matmul_graph, to_text)
+                                matmul_graph, sdpa_graph, to_text)
 
 # (name, in channels, out channels, input H=W, kernel, stride): ResNet-50 v1.5, stride on the 3x3.
 RESNET50_CONVS = [
@@ -119,13 +124,39 @@ def norms():
     ]
 
 
+# (name, batch, q heads, kv heads, seq q, seq kv, head dim, causal, backward too)
+ATTENTION = [
+    ("bert_large", 8, 16, 16, 512, 512, 64, False, True),
+    ("llama2_7b_prefill", 1, 32, 32, 4096, 4096, 128, True, True),
+    ("llama3_8b_gqa_prefill", 1, 32, 8, 4096, 4096, 128, True, True),
+    ("llama2_7b_decode", 16, 32, 32, 1, 4096, 128, False, False),
+]
+
+
+def attention():
+    graphs = []
+    for name, b, hq, hkv, sq, skv, d, causal, backward in ATTENTION:
+        for tag, dtype in GEMM_DTYPES.items():
+            shape = "b%d_h%d%s_s%d%s_d%d" % (b, hq, "_kv%d" % hkv if hkv != hq else "", sq,
+                                           "_kv%d" % skv if skv != sq else "", d)
+            mask = "_causal" if causal else ""
+            # Forward as inference runs it (no statistics); backward reads the training forward's.
+            graphs.append(sdpa_graph("sdpa_%s_fwd_%s%s_%s" % (name, shape, mask, tag), b, hq, sq, skv, d, h_kv=hkv,
+                                     io=dtype, causal=causal, stats=False))
+            if backward:
+                graphs.append(sdpa_graph("sdpa_%s_bwd_%s%s_%s" % (name, shape, mask, tag), b, hq, sq, skv, d,
+                                         h_kv=hkv, io=dtype, causal=causal, backward=True))
+    return graphs
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=os.path.join(here, "..", "graphs", "perf"))
     args = parser.parse_args()
     total = 0
-    for folder, graphs in (("resnet50", resnet50()), ("gemm", gemm()), ("norms", norms())):
+    for folder, graphs in (("resnet50", resnet50()), ("gemm", gemm()), ("norms", norms()),
+                           ("attention", attention())):
         os.makedirs(os.path.join(args.out, folder), exist_ok=True)
         for g in graphs:
             with open(os.path.join(args.out, folder, g.name + ".json"), "w", encoding="utf-8") as f:

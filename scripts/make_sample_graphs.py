@@ -9,6 +9,7 @@ Usage: scripts/make_sample_graphs.py [--out DIR]   (default: graphs/samples next
 """
 import argparse
 import json
+import math
 import os
 import re
 import sys
@@ -346,18 +347,52 @@ def fused_matmul_bias_gelu():
     return g
 
 
-def unsupported_sdpa():
-    g = GraphWriter("unsupported_sdpa", io="half")
-    dims = [1, 2, 16, 8]
-    q, k, v = g.tensor("q", dims), g.tensor("k", dims), g.tensor("v", dims)
-    o = g.tensor("o", dims)
+def sdpa_graph(name, b, h_q, s_q, s_kv, d, h_kv=None, io="half", backward=False, causal=False,
+               bottom_right=False, left_bound=None, padding=False, stats=True, scale=None):
+    """Attention in hipDNN's layout: q [b, h_q, s_q, d], k/v [b, h_kv, s_kv, d], BHSD packed."""
+    h_kv = h_kv or h_q
+    g = GraphWriter(name, io=io)
+    q, k, v = g.tensor("q", [b, h_q, s_q, d]), g.tensor("k", [b, h_kv, s_kv, d]), g.tensor("v", [b, h_kv, s_kv, d])
+    inputs = {"q": q, "k": k, "v": v}
+    if padding:
+        inputs["seq_len_q"] = g.tensor("seq_len_q", [b, 1, 1, 1], dtype="int32")
+        inputs["seq_len_kv"] = g.tensor("seq_len_kv", [b, 1, 1, 1], dtype="int32")
+    settings = {"causal_mask": causal and not bottom_right, "causal_mask_bottom_right": causal and bottom_right,
+                "attn_scale_value": scale if scale is not None else 1.0 / math.sqrt(d),
+                "padding_mask": padding}
+    if left_bound is not None:
+        settings["left_bound"] = left_bound
+        if bottom_right and not causal:
+            settings["diagonal_alignment"] = "BOTTOM_RIGHT"
+    if backward:
+        inputs["o"] = g.tensor("o", [b, h_q, s_q, d])
+        inputs["do"] = g.tensor("do", [b, h_q, s_q, d])
+        inputs["stats"] = g.tensor("stats", [b, h_q, s_q, 1], dtype="float")
+        outputs = {"dq": g.tensor("dq", [b, h_q, s_q, d]), "dk": g.tensor("dk", [b, h_kv, s_kv, d]),
+                   "dv": g.tensor("dv", [b, h_kv, s_kv, d])}
+        g.node("sdpa_backward", "SdpaBackwardAttributes", inputs, outputs, "parameters", settings)
+    else:
+        outputs = {"o": g.tensor("o", [b, h_q, s_q, d])}
+        if stats:
+            outputs["stats"] = g.tensor("stats", [b, h_q, s_q, 1], dtype="float")
+        settings["generate_stats"] = stats
+        g.node("sdpa", "SdpaAttributes", inputs, outputs, "attributes", settings)
+    return g
+
+
+def unsupported_block_scale_quantize():
+    """An op dnnbench does not execute (hipDNN's MX block quantization): its rows are skipped."""
+    g = GraphWriter("unsupported_block_scale_quantize", io="float")
+    x = g.tensor("x", [4, 64])
+    y = g.tensor("y", [4, 64], dtype="int8")
+    scale = g.tensor("scale", [4, 2], dtype="float")
     g.nodes.append({
-        "name": "sdpa",
-        "type": "SdpaAttributes",
+        "name": "quantize",
+        "type": "BlockScaleQuantizeAttributes",
         "compute_data_type": "float",
-        "inputs": {"q_tensor_uid": q, "k_tensor_uid": k, "v_tensor_uid": v, "attn_mask_tensor_uid": None},
-        "outputs": {"o_tensor_uid": o, "stats_tensor_uid": None},
-        "attributes": {"causal_mask": False, "attn_scale_value": 0.35355339, "generate_stats": False},
+        "inputs": {"x_tensor_uid": x},
+        "outputs": {"y_tensor_uid": y, "scale_tensor_uid": scale},
+        "attributes": {"block_size": 32},
     })
     return g
 
@@ -485,7 +520,16 @@ def samples():
     s.append(fused_conv_bias_relu())
     s.append(fused_matmul_bias_gelu())
     s.append(matmul_graph("matmul_fp64", [16, 24], [24, 8], io="double"))
-    s.append(unsupported_sdpa())
+    # Attention: plain with stats, causal GQA, bottom-right window, padding; backward.
+    s.append(sdpa_graph("sdpa_fwd_fp16", 2, 2, 16, 16, 8))
+    s.append(sdpa_graph("sdpa_fwd_causal_gqa_bf16", 1, 4, 12, 20, 16, h_kv=2, io="bfloat16", causal=True))
+    s.append(sdpa_graph("sdpa_fwd_bottom_right_window_fp16", 1, 2, 8, 20, 16, causal=True, bottom_right=True,
+                        left_bound=6))
+    s.append(sdpa_graph("sdpa_fwd_padding_fp16", 3, 2, 16, 24, 8, padding=True))
+    s.append(sdpa_graph("sdpa_bwd_fp16", 2, 2, 16, 16, 8, backward=True))
+    s.append(sdpa_graph("sdpa_bwd_causal_gqa_bf16", 1, 4, 12, 12, 16, h_kv=2, io="bfloat16", backward=True,
+                        causal=True))
+    s.append(unsupported_block_scale_quantize())
     return s
 
 

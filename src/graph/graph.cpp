@@ -222,6 +222,10 @@ std::string_view op_kind_name(OpKind kind) {
       return "reduction";
     case OpKind::resample:
       return "resample";
+    case OpKind::sdpa_fwd:
+      return "sdpa_fwd";
+    case OpKind::sdpa_bwd:
+      return "sdpa_bwd";
     case OpKind::unsupported:
       return "unsupported";
   }

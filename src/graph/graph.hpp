@@ -44,6 +44,8 @@ enum class OpKind {
   rmsnorm,
   reduction,
   resample,
+  sdpa_fwd,     // SdpaAttributes: scaled dot-product attention, forward
+  sdpa_bwd,     // SdpaBackwardAttributes
   unsupported,  // parsed, not executed: rows become `skipped: unsupported op <type>`
 };
 
@@ -110,8 +112,23 @@ struct ResampleParams {
   std::vector<std::int64_t> window, stride, pre_padding, post_padding;
 };
 
+// Attention (graph/ops/sdpa.cpp, docs/attention.md). Row i of the query attends to key j when
+// every mask keeps (i, j); with `shift` = s_kv - s_q for a bottom-right diagonal (else 0), where
+// s_q and s_kv are the batch's actual lengths (seq_len tensors under padding, else the dims):
+//   padding:     i < s_q and j < s_kv
+//   right bound: j <= i + shift + right_bound   (causal: right_bound 0)
+//   left bound:  j >  i + shift - left_bound    (a window of left_bound keys ending at the diagonal)
+enum class DiagonalAlignment { top_left, bottom_right };
+struct SdpaParams {
+  std::optional<double> scale_value;  // attn_scale_value; absent: the `scale` input, else 1
+  DiagonalAlignment alignment = DiagonalAlignment::top_left;
+  std::optional<std::int64_t> left_bound, right_bound;  // causal masks set right_bound = 0
+  bool padding_mask = false;                            // seq_len_q / seq_len_kv bound the rows
+  bool generate_stats = false;                          // forward: stats output (logsumexp per row)
+};
+
 using OpParams = std::variant<std::monostate, ConvParams, MatmulParams, PointwiseParams, BatchnormParams,
-                              LayernormParams, RmsnormParams, ReductionParams, ResampleParams>;
+                              LayernormParams, RmsnormParams, ReductionParams, ResampleParams, SdpaParams>;
 
 // A tensor role of a node: the file's key without the `_tensor_uid` suffix ("x", "in_0").
 struct Port {

@@ -146,6 +146,10 @@ void ensure_params(Node& node) {
     case OpKind::resample:
       node.params = ResampleParams{};
       break;
+    case OpKind::sdpa_fwd:
+    case OpKind::sdpa_bwd:
+      node.params = SdpaParams{};
+      break;
     case OpKind::unsupported:
       break;
   }

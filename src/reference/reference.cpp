@@ -44,6 +44,10 @@ void run_reference(const Graph& graph, Values& values, const NodeOverride& node_
       case OpKind::resample:
         reference_resample(graph, node, values);
         break;
+      case OpKind::sdpa_fwd:
+      case OpKind::sdpa_bwd:
+        reference_sdpa(graph, node, values);
+        break;
       case OpKind::unsupported:
         ref::fail(node, "op type '" + node.type + "' is not supported by the reference");
     }

@@ -33,5 +33,6 @@ void reference_layernorm(const Graph& graph, const Node& node, Values& values);
 void reference_rmsnorm(const Graph& graph, const Node& node, Values& values);
 void reference_reduction(const Graph& graph, const Node& node, Values& values);
 void reference_resample(const Graph& graph, const Node& node, Values& values);
+void reference_sdpa(const Graph& graph, const Node& node, Values& values);  // forward and backward
 
 }  // namespace dnnbench

@@ -42,10 +42,36 @@ bool is_divisor(const Graph& graph, std::int64_t uid) {
   return false;
 }
 
+// The attention node that reads `uid` as `role`, or nullptr.
+const Node* attention_reading(const Graph& graph, std::int64_t uid, std::string_view role) {
+  for (const auto& node : graph.nodes)
+    if ((node.kind == OpKind::sdpa_fwd || node.kind == OpKind::sdpa_bwd) && node.input(role) == uid)
+      return &node;
+  return nullptr;
+}
+
+// Dim `axis` of the node's tensor in `role` (1 when absent).
+double dim_of(const Graph& graph, const Node& node, std::string_view role, std::size_t axis) {
+  const auto uid = node.input(role);
+  const auto* t = uid ? graph.find_tensor(*uid) : nullptr;
+  return t && t->dims.size() > axis ? static_cast<double>(t->dims[axis]) : 1.0;
+}
+
 }  // namespace
 
 FillRange fill_range_for(const Graph& graph, std::int64_t uid) {
   const auto& desc = graph.tensor(uid);
+  // Attention: per-batch lengths between 1 and the padded length; the backward's statistics
+  // near log(seq_kv), the logsumexp of scores near zero, so that exp(s - stats) stays a
+  // probability-sized number as it is after a real forward pass.
+  if (const Node* n = attention_reading(graph, uid, "seq_len_q"))
+    return {1, dim_of(graph, *n, "q", 2), false};
+  if (const Node* n = attention_reading(graph, uid, "seq_len_kv"))
+    return {1, dim_of(graph, *n, "k", 2), false};
+  if (const Node* n = attention_reading(graph, uid, "stats"); n && n->kind == OpKind::sdpa_bwd) {
+    const double center = std::log(dim_of(graph, *n, "k", 2));
+    return {center - 0.5, center + 0.5, false};
+  }
   if (!dtype_is_floating(desc.dtype)) {
     if (desc.dtype == DataType::u8) return {0, 15, false};
     return {-8, 8, false};  // small integers: products and sums stay exact in int32

@@ -175,7 +175,7 @@ TEST(CostTest, ResampleWindow) {
 TEST(CostTest, UnsupportedNodesCostNothing) {
   GraphBuilder b;
   const auto q = b.tensor("q", {1, 2, 4, 8}), o = b.tensor("o", {1, 2, 4, 8});
-  b.node("SdpaAttributes", OpKind::unsupported, {{"q", q}}, {{"o", o}});
+  b.node("BlockScaleQuantizeAttributes", OpKind::unsupported, {{"q", q}}, {{"o", o}});
   const GraphCost c = graph_cost(b.build());
   EXPECT_DOUBLE_EQ(c.flops, 0);
   EXPECT_EQ(c.reduction_length, 1);

@@ -62,6 +62,8 @@ TEST(GraphOpRules, TableFindsEveryFamily) {
       {"BatchnormBackwardAttributes", OpKind::batchnorm_backward},
       {"ReductionAttributes", OpKind::reduction},
       {"ResampleFwdAttributes", OpKind::resample},
+      {"SdpaAttributes", OpKind::sdpa_fwd},
+      {"SdpaBackwardAttributes", OpKind::sdpa_bwd},
   };
   for (const auto& [type, kind] : types) {
     const OpRules* rules = find_op_rules(type);
@@ -72,7 +74,7 @@ TEST(GraphOpRules, TableFindsEveryFamily) {
     EXPECT_NE(rules->validate, nullptr);
     EXPECT_NE(rules->cost, nullptr);
   }
-  EXPECT_EQ(find_op_rules("SdpaAttributes"), nullptr);
+  EXPECT_EQ(find_op_rules("BlockScaleQuantizeAttributes"), nullptr);
   EXPECT_EQ(find_op_rules("LayernormBackwardAttributes"), nullptr);
   EXPECT_EQ(find_op_rules(""), nullptr);
 }

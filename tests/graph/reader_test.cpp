@@ -265,14 +265,14 @@ TEST(ReaderTest, PointwiseErrors) {
 
 TEST(ReaderTest, UnknownNodeTypeParsesAsUnsupported) {
   json j = example_conv_json();
-  j["nodes"][0]["type"] = "SdpaAttributes";
+  j["nodes"][0]["type"] = "BlockScaleQuantizeAttributes";
   j["nodes"][0]["attributes"] = {{"causal_mask", true}};
   const Graph g = parse(j);
   EXPECT_EQ(g.nodes[0].kind, OpKind::unsupported);
   EXPECT_TRUE(std::holds_alternative<std::monostate>(g.nodes[0].params));
   EXPECT_EQ(g.nodes[0].input("x"), 1);
-  EXPECT_EQ(g.unsupported_types(), (std::vector<std::string>{"SdpaAttributes"}));
-  EXPECT_EQ(find_op_rules("SdpaAttributes"), nullptr);
+  EXPECT_EQ(g.unsupported_types(), (std::vector<std::string>{"BlockScaleQuantizeAttributes"}));
+  EXPECT_EQ(find_op_rules("BlockScaleQuantizeAttributes"), nullptr);
 }
 
 // Not a hipDNN node type: a load error with the closest type, not a silently skipped row.

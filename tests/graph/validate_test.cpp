@@ -295,7 +295,7 @@ TEST(ValidateTest, UnsupportedNodesAreNotErrors) {
   GraphBuilder b;
   const auto q = b.tensor("q", {1, 2, 4, 8});
   const auto o = b.tensor("o", {1, 2, 4, 8});
-  b.node("SdpaAttributes", OpKind::unsupported, {{"q", q}, {"k", q}, {"v", q}}, {{"o", o}});
+  b.node("BlockScaleQuantizeAttributes", OpKind::unsupported, {{"q", q}, {"k", q}, {"v", q}}, {{"o", o}});
   Graph g = b.build();
   EXPECT_NO_THROW(validate_graph(g));
   // ... but their uids and order are still checked.

@@ -82,8 +82,8 @@ TEST(DumpCheck, NumpyAgreesWithReferenceAndEnginesOnEverySample) {
   // Every sample but the unsupported one has a reference, checked against numpy.
   EXPECT_GE(reference_pass, 60) << check.out;
   ASSERT_EQ(skipped.size(), 1u) << check.out;
-  EXPECT_TRUE(contains(skipped[0], "unsupported_sdpa")) << skipped[0];
-  EXPECT_TRUE(contains(skipped[0], "SdpaAttributes")) << skipped[0];
+  EXPECT_TRUE(contains(skipped[0], "unsupported_block_scale_quantize")) << skipped[0];
+  EXPECT_TRUE(contains(skipped[0], "BlockScaleQuantizeAttributes")) << skipped[0];
 }
 
 // Overwrites the data part of a .npy file (after its header) with bytes 0x47: every float32

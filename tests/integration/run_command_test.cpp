@@ -81,12 +81,12 @@ TEST(RunCommand, VerboseAddsDetailBlocks) {
 TEST(RunCommand, UnsupportedOpIsASkippedRowNotAnError) {
   TempDir dir;
   const auto out = (dir / "r.json").string();
-  const auto r = run_cli(run_args({"-g", source_path("graphs/samples/unsupported_sdpa.json"), "-o", out}));
+  const auto r = run_cli(run_args({"-g", source_path("graphs/samples/unsupported_block_scale_quantize.json"), "-o", out}));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const auto doc = read_json(out);
   const auto& row = doc["graphs"][0]["results"][0];
   EXPECT_EQ(row["status"], "skipped");
-  EXPECT_EQ(row["skip_reason"], "unsupported op SdpaAttributes");
+  EXPECT_EQ(row["skip_reason"], "unsupported op BlockScaleQuantizeAttributes");
 }
 
 TEST(RunCommand, MalformedGraphIsAGraphErrorWithFileAndPathAndTheSuiteGoesOn) {

@@ -27,7 +27,7 @@ TEST(ResultsSchema, RunsValidateAgainstTheSchema) {
   const auto plain = (dir / "plain.json").string();
   const auto oracle = (dir / "oracle.json").string();
   const std::string graphs = source_path("graphs/samples/conv_fwd_2d_nchw_fp32.json") + "," +
-                             source_path("graphs/samples/unsupported_sdpa.json") + "," +
+                             source_path("graphs/samples/unsupported_block_scale_quantize.json") + "," +
                              (dir / "broken.json").string();
   run_cli({"run", "-q", "-g", graphs, "--warmup", "0", "--iters", "2", "-o", plain});
   run_cli({"run", "-q", "-g", graphs, "--warmup", "1", "--iters", "3", "--oracle", "-o", oracle});

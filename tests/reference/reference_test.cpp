@@ -31,14 +31,14 @@ TEST(ReferenceRun, FusedGraphKeepsVirtualIntermediates) {
 TEST(ReferenceRun, UnsupportedOpNamesTheNode) {
   GraphBuilder b;
   const auto q = b.tensor("q", {1, 1, 4, 8}), o = b.tensor("o", {1, 1, 4, 8});
-  b.node("SdpaAttributes", OpKind::unsupported, {{"q", q}}, {{"o", o}});
+  b.node("BlockScaleQuantizeAttributes", OpKind::unsupported, {{"q", q}}, {{"o", o}});
   Values v{{q, seeded({1, 1, 4, 8}, 1)}};
   try {
     run_reference(b.graph(), v);
     FAIL() << "expected std::runtime_error";
   } catch (const std::runtime_error& e) {
     const std::string what = e.what();
-    EXPECT_NE(what.find("SdpaAttributes_0"), std::string::npos) << what;
+    EXPECT_NE(what.find("BlockScaleQuantizeAttributes_0"), std::string::npos) << what;
     EXPECT_NE(what.find("not supported"), std::string::npos) << what;
   }
 }

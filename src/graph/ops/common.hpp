@@ -28,6 +28,8 @@ extern const OpRules kLayernormRules;
 extern const OpRules kRmsnormRules;
 extern const OpRules kReductionRules;
 extern const OpRules kResampleRules;
+extern const OpRules kSdpaFwdRules;
+extern const OpRules kSdpaBwdRules;
 
 // ---- JSON reading -------------------------------------------------------------------------
 

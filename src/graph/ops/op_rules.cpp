@@ -23,6 +23,8 @@ constexpr const OpRules* kAllRules[] = {
     &kRmsnormRules,
     &kReductionRules,
     &kResampleRules,
+    &kSdpaFwdRules,
+    &kSdpaBwdRules,
 };
 
 // hipDNN's NodeAttributes union (hipdnn_sdk data_objects, graph.fbs).

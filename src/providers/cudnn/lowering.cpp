@@ -195,6 +195,21 @@ const Descriptor& Lowering::virtual_tensor(const Shape& shape, DataType dtype) {
   return out_->tensors.emplace(uid, make_tensor(uid, shape, dtype, true, false)).first->second;
 }
 
+const Descriptor& Lowering::constant(double value, DataType dtype, std::size_t rank) {
+  const std::int64_t uid = next_uid_++;
+  const Shape ones{std::vector<std::int64_t>(rank, 1), std::vector<std::int64_t>(rank, 1)};
+  out_->constants.push_back({uid, dtype, value});
+  return out_->tensors.emplace(uid, make_tensor(uid, ones, dtype, false, true)).first->second;
+}
+
+const Descriptor& Lowering::scratch_tensor(const Shape& shape, DataType dtype, std::vector<std::byte> init) {
+  const std::int64_t uid = next_uid_++;
+  std::int64_t elements = 1;
+  for (auto d : shape.dims) elements *= d;
+  out_->scratch.push_back({uid, static_cast<std::size_t>(elements) * dtype_size(dtype), std::move(init)});
+  return out_->tensors.emplace(uid, make_tensor(uid, shape, dtype, false, false)).first->second;
+}
+
 const Descriptor& Lowering::keep(Descriptor d) {
   out_->settings.push_back(std::move(d));
   return out_->settings.back();
@@ -262,6 +277,10 @@ void lower_node(Lowering& low, const Node& node) {
       return lower_batchnorm_backward(low, node);
     case OpKind::resample:
       return lower_resample(low, node);
+    case OpKind::sdpa_fwd:
+      return lower_sdpa_fwd(low, node);
+    case OpKind::sdpa_bwd:
+      return lower_sdpa_bwd(low, node);
     case OpKind::unsupported:
       break;
   }

@@ -39,6 +39,23 @@ struct OpGraph {
   // What cuDNN would accept instead, where the lowering can tell that it is outside what cuDNN
   // 9.14 was measured to run (appended to cuDNN's refusals; docs/providers.md's support table).
   std::vector<std::string> hints;
+  // By-value constants the lowering introduced (attention scale, -inf, mask offsets): bound by
+  // host pointer with these values.
+  struct Constant {
+    std::int64_t uid = 0;
+    DataType dtype = DataType::unset;
+    double value = 0;
+  };
+  std::vector<Constant> constants;
+  // Non-virtual tensors the lowering introduced that no graph tensor backs (attention backward's
+  // softmax sum and dQ accumulator): the plan allocates and binds them, filled with `init` once
+  // when not empty.
+  struct Scratch {
+    std::int64_t uid = 0;
+    std::size_t bytes = 0;
+    std::vector<std::byte> init;
+  };
+  std::vector<Scratch> scratch;
 };
 
 // "; <hint>; <hint>" or "" (appended to refusals).
@@ -62,6 +79,10 @@ class Lowering {
                            std::optional<DataType> dtype = std::nullopt);
   // A virtual tensor of our own (between the ops of one node), with a fresh uid.
   const Descriptor& virtual_tensor(const Shape& shape, DataType dtype);
+  // A device tensor of our own that the plan allocates (packed `shape`), optionally filled once.
+  const Descriptor& scratch_tensor(const Shape& shape, DataType dtype, std::vector<std::byte> init = {});
+  // A by-value scalar of our own (dims all 1 at `rank`), bound to `value` at execution.
+  const Descriptor& constant(double value, DataType dtype, std::size_t rank);
   // The shape a graph tensor gets by default (padded rank).
   Shape shape_of(std::int64_t uid) const;
   // Keeps a settings descriptor alive; returns it.
@@ -107,6 +128,8 @@ void lower_batchnorm(Lowering& low, const Node& node);           // inference, a
 void lower_resample(Lowering& low, const Node& node);            // pooling forward
 void lower_batchnorm_training(Lowering& low, const Node& node);  // NORM_FORWARD, TRAINING
 void lower_batchnorm_backward(Lowering& low, const Node& node);  // NORM_BACKWARD
+void lower_sdpa_fwd(Lowering& low, const Node& node);            // the fused-attention pattern (sdpa.cpp)
+void lower_sdpa_bwd(Lowering& low, const Node& node);
 
 // The hint for a pointwise operand that broadcasts over dims faster in memory than its own
 // (cuDNN's pointwise engines refuse those: "Unsupported pointwise pattern"), or nullopt.

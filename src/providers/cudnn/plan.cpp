@@ -1,6 +1,9 @@
 #include "providers/cudnn/plan.hpp"
 
+#include <cuda_runtime.h>
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "tensor/dtype.hpp"
 
@@ -34,13 +37,30 @@ CudnnPlan::CudnnPlan(std::shared_ptr<OpGraph> graph, const EngineConfig& config)
   workspace_bytes_ =
       static_cast<std::size_t>(get_one<std::int64_t>(plan_, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE));
   if (workspace_bytes_ > 0) workspace_ = std::make_unique<DeviceMemory>(workspace_bytes_);
+  for (const auto& s : graph_->scratch) {
+    scratch_.push_back(std::make_unique<DeviceMemory>(std::max<std::size_t>(s.bytes, 1)));
+    if (!s.init.empty())
+      cuda_check(cudaMemcpy(scratch_.back()->data(), s.init.data(), s.init.size(), cudaMemcpyHostToDevice),
+                 "filling a lowering's scratch tensor");
+  }
   notes_.push_back("operations: " + graph_->summary);
 }
 
 void CudnnPlan::bind(const Bindings& bindings, Stream&) {
   std::vector<std::int64_t> uids;
   std::vector<void*> pointers;
-  scalars_.assign(graph_->bound.size(), {});
+  scalars_.assign(graph_->bound.size() + graph_->constants.size(), {});
+  for (std::size_t i = 0; i < graph_->constants.size(); ++i) {
+    const auto& c = graph_->constants[i];
+    std::byte* slot = scalars_[graph_->bound.size() + i].data();
+    store_element(c.dtype, slot, c.value);
+    uids.push_back(c.uid);
+    pointers.push_back(slot);
+  }
+  for (std::size_t i = 0; i < graph_->scratch.size(); ++i) {
+    uids.push_back(graph_->scratch[i].uid);
+    pointers.push_back(scratch_[i]->data());
+  }
   for (std::size_t i = 0; i < graph_->bound.size(); ++i) {
     const BoundTensor& t = graph_->bound[i];
     void* p = bindings.at(t.uid);

@@ -36,6 +36,7 @@ class CudnnPlan final : public Plan {
   std::string name_;
   std::size_t workspace_bytes_ = 0;
   std::unique_ptr<DeviceMemory> workspace_;
+  std::vector<std::unique_ptr<DeviceMemory>> scratch_;  // OpGraph::scratch, same order
   // By-value scalars converted to their tensor's type; the variant pack points here.
   std::vector<std::array<std::byte, 8>> scalars_;
   Descriptor pack_;

@@ -186,6 +186,9 @@ Lowered lower_anchor(const AnchorContext& ctx) {
     case OpKind::batchnorm_training:
     case OpKind::batchnorm_backward:
       throw Unsupported("the onednn provider lowers batch-norm inference only");
+    case OpKind::sdpa_fwd:
+    case OpKind::sdpa_bwd:
+      throw Unsupported("attention: oneDNN 2.6 has no attention (SDPA) primitive");
     case OpKind::unsupported:
       break;
   }

@@ -5,6 +5,8 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -13,6 +15,7 @@
 #include "reference/conv_geometry.hpp"
 #include "reference/cuda/kernels.hpp"
 #include "reference/node_io.hpp"
+#include "reference/sdpa.hpp"
 
 namespace dnnbench {
 namespace {
@@ -152,6 +155,60 @@ void matmul(const Graph& graph, const Node& node, Values& values) {
   from_device(d_c, c);
 }
 
+void sdpa(const Graph& graph, const Node& node, Values& values) {
+  const auto pr = ref::sdpa_problem(graph, node, values);
+  const SdpaShape& s = pr.shape;
+  ref::cuda::SdpaDims d;
+  d.b = s.b, d.h_q = s.h_q, d.h_k = s.h_k, d.h_v = s.h_v, d.s_q = s.s_q, d.s_kv = s.s_kv;
+  d.d_qk = s.d_qk, d.d_v = s.d_v, d.scale = static_cast<float>(pr.scale);
+  d.bottom_right = pr.params.alignment == DiagonalAlignment::bottom_right;
+  d.has_left = pr.params.left_bound.has_value(), d.left = pr.params.left_bound.value_or(0);
+  d.has_right = pr.params.right_bound.has_value(), d.right = pr.params.right_bound.value_or(0);
+  DeviceArray<std::int64_t> seq_q(pr.seq_q.size()), seq_kv(pr.seq_kv.size());
+  seq_q.upload(pr.seq_q);
+  seq_kv.upload(pr.seq_kv);
+  std::optional<DeviceArray<float>> bias;
+  if (pr.bias) {  // expanded to the scores' shape: attention masks are small sample graphs
+    std::vector<float> full(static_cast<std::size_t>(s.b * s.h_q * s.s_q * s.s_kv));
+    for (std::size_t x = 0; x < full.size(); ++x) {
+      const double m = pr.bias->data[static_cast<std::size_t>((*pr.bias_of)(static_cast<std::int64_t>(x)))];
+      // A boolean mask becomes the additive 0 / -inf it means.
+      full[x] = pr.bias_is_keep_mask ? (m != 0 ? 0.f : -INFINITY) : static_cast<float>(m);
+    }
+    bias.emplace(full.size());
+    bias->upload(full);
+  }
+  const float* bias_ptr = bias ? bias->get() : nullptr;
+  auto q = to_device(ref::input(graph, node, values, "q"));
+  auto k = to_device(ref::input(graph, node, values, "k"));
+  auto v = to_device(ref::input(graph, node, values, "v"));
+  if (node.kind == OpKind::sdpa_fwd) {
+    Dense& o = ref::output(graph, node, values, "o");
+    Dense* stats = ref::optional_output(graph, node, values, "stats");
+    DeviceArray<float> d_o(static_cast<std::size_t>(o.size()));
+    DeviceArray<float> d_stats(static_cast<std::size_t>(s.b * s.h_q * s.s_q));
+    ref::cuda::sdpa_forward(d, seq_q.get(), seq_kv.get(), q.get(), k.get(), v.get(), bias_ptr, d_o.get(),
+                            d_stats.get());
+    from_device(d_o, o);
+    if (stats) from_device(d_stats, *stats);
+    return;
+  }
+  auto o = to_device(ref::input(graph, node, values, "o"));
+  auto dout = to_device(ref::input(graph, node, values, "do"));
+  auto stats = to_device(ref::input(graph, node, values, "stats"));
+  Dense& dq = ref::output(graph, node, values, "dq");
+  Dense& dk = ref::output(graph, node, values, "dk");
+  Dense& dv = ref::output(graph, node, values, "dv");
+  DeviceArray<float> d_dq(static_cast<std::size_t>(dq.size())), d_dk(static_cast<std::size_t>(dk.size())),
+      d_dv(static_cast<std::size_t>(dv.size()));
+  DeviceArray<float> work(static_cast<std::size_t>(s.b * s.h_q * (s.s_kv * (s.d_qk + s.d_v) + s.s_q)));
+  ref::cuda::sdpa_backward(d, seq_q.get(), seq_kv.get(), q.get(), k.get(), v.get(), o.get(), dout.get(),
+                           stats.get(), bias_ptr, d_dq.get(), d_dk.get(), d_dv.get(), work.get());
+  from_device(d_dq, dq);
+  from_device(d_dk, dk);
+  from_device(d_dv, dv);
+}
+
 }  // namespace
 
 std::string gpu_reference_unavailable_reason() {
@@ -166,6 +223,8 @@ bool gpu_reference_node(const Graph& graph, const Node& node, Values& values) {
   if (!is_gpu_reference_kind(node.kind) || reads_or_writes_fp64(graph, node)) return false;
   if (node.kind == OpKind::matmul)
     matmul(graph, node, values);
+  else if (node.kind == OpKind::sdpa_fwd || node.kind == OpKind::sdpa_bwd)
+    sdpa(graph, node, values);
   else
     conv(graph, node, values);
   return true;

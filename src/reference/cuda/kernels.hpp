@@ -29,4 +29,24 @@ struct MatmulDims {
 void matmul(const MatmulDims& d, const std::int64_t* a_batch, const std::int64_t* b_batch, const float* a,
             const float* b, float* c);
 
+// Attention (sdpa_kernels.cu; formulas in reference/sdpa.cpp). q [b, h_q, s_q, d_qk],
+// k [b, h_k, s_kv, d_qk], v [b, h_v, s_kv, d_v], o and do [b, h_q, s_q, d_v], stats and the
+// per-row buffers [b, h_q, s_q]; bias (nullable) is attn_mask expanded to [b, h_q, s_q, s_kv];
+// seq_q / seq_kv hold each batch's actual lengths. The mask fields mirror SdpaParams.
+struct SdpaDims {
+  std::int64_t b = 0, h_q = 0, h_k = 0, h_v = 0, s_q = 0, s_kv = 0, d_qk = 0, d_v = 0;
+  float scale = 1;
+  bool bottom_right = false, has_left = false, has_right = false;
+  std::int64_t left = 0, right = 0;
+};
+
+// stats may be null.
+void sdpa_forward(const SdpaDims& d, const std::int64_t* seq_q, const std::int64_t* seq_kv, const float* q,
+                  const float* k, const float* v, const float* bias, float* o, float* stats);
+// dk and dv are summed over the query heads sharing a K/V head; `work` holds
+// b * h_q * s_kv * (d_qk + d_v) + b * h_q * s_q floats.
+void sdpa_backward(const SdpaDims& d, const std::int64_t* seq_q, const std::int64_t* seq_kv, const float* q,
+                   const float* k, const float* v, const float* o, const float* dout, const float* stats,
+                   const float* bias, float* dq, float* dk, float* dv, float* work);
+
 }  // namespace dnnbench::ref::cuda
