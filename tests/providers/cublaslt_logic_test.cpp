@@ -273,7 +273,9 @@ TEST(CublasLtConfigs, CandidatesStartWithTheHeuristicAndVaryOneAttribute) {
     EXPECT_TRUE(names.insert(to_spec(c, MathMode::standard).name()).second) << "duplicate";
     EXPECT_NE(c.reduction, 2u) << "compute-type reduction is not in the mask";
     EXPECT_EQ(c.cluster, 0) << "no clusters on this device";
-    if (c.splitk == 1) EXPECT_EQ(c.reduction, 0u);
+    if (c.splitk == 1) {
+      EXPECT_EQ(c.reduction, 0u);
+    }
   }
   const auto has = [&](auto pred) { return std::any_of(out.begin(), out.end(), pred); };
   EXPECT_TRUE(has([](const AlgoConfig& c) { return c.splitk == 32 && c.reduction == 4; }));

@@ -43,9 +43,11 @@ std::vector<std::string> resolved_attributes(const AlgoConfig& want, const AlgoC
 // came back different; attributes left undefined may be filled in).
 bool differs(const AlgoConfig& want, const AlgoConfig& got) {
   const auto set_and_differs = [](auto w, auto g) { return w != 0 && w != g; };
+  // Without a K split there is nothing to reduce: the scheme then means nothing either way.
+  const bool reduction_differs = want.splitk > 1 && want.reduction != got.reduction;
   return want.algo != got.algo || set_and_differs(want.tile, got.tile) ||
-         set_and_differs(want.stages, got.stages) || want.splitk != got.splitk ||
-         want.reduction != got.reduction || want.swizzle != got.swizzle || want.custom != got.custom ||
+         set_and_differs(want.stages, got.stages) || want.splitk != got.splitk || reduction_differs ||
+         want.swizzle != got.swizzle || want.custom != got.custom ||
          set_and_differs(want.cluster, got.cluster) || set_and_differs(want.inner, got.inner);
 }
 
