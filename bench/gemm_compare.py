@@ -98,7 +98,7 @@ def main():
             f"{'best/anc':>8} {'cudnn/lt':>8}  cuBLASLt best plan")
     print(head)
     print("-" * len(head))
-    slower, invalid, ratios, vs_cudnn = [], [], [], []
+    slower, invalid, ratios, vs_cudnn, missing = [], [], [], [], []
     for path in args.graphs:
         name = load_graph(path)[0]["name"]
         f = ours.get(name)
@@ -118,6 +118,8 @@ def main():
             ratios.append(ratio)
             if ratio > 1 + args.slack:
                 slower.append((name, ratio))
+        if not lt_best:
+            missing.append(name)
         if lt_best and f["cudnn"][0]:
             vs_cudnn.append(f["cudnn"][0] / lt_best)
         for eng, status, passed, why in f["lt_status"]:
@@ -141,7 +143,9 @@ def main():
         print(f"  NOT PASSED {name} {eng}: {status} {why or ''}")
     for name, ratio in slower:
         print(f"  SLOWER than torch.matmul: {name} x{ratio:.3f}")
-    ok = not invalid and not slower and bool(ratios)
+    for name in missing:
+        print(f"  NO PASSING cuBLASLt plan: {name}")
+    ok = not invalid and not slower and not missing and bool(ratios)
     print("verdict: " + ("every cuBLASLt row passed and its best plan is no slower than torch.matmul on every graph"
                          if ok else "NOT MET (see above)"))
     return 0 if ok else 1
