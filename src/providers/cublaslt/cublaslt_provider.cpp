@@ -81,10 +81,16 @@ class LtPlan final : public Plan {
   }
   void execute(Stream& stream) override {
     if (!d_) throw std::logic_error("execute before bind");
-    check(cublasLtMatmul(handle_->get(), op_.desc(), op_.alpha(), a_, op_.a(), b_, op_.b(), op_.beta(), d_,
-                         op_.c(), d_, op_.d(), &algo_, workspace_ ? workspace_->data() : nullptr,
-                         workspace_bytes_, cuda::cuda_stream_of(stream)),
-          "cublasLtMatmul " + name_);
+    const cublasStatus_t status =
+        cublasLtMatmul(handle_->get(), op_.desc(), op_.alpha(), a_, op_.a(), b_, op_.b(), op_.beta(), d_,
+                       op_.c(), d_, op_.d(), &algo_, workspace_ ? workspace_->data() : nullptr,
+                       workspace_bytes_, cuda::cuda_stream_of(stream));
+    // cublasLtMatmulAlgoCheck's success does not promise a launch (LIBRARY-NOTES.md 3): a refusal
+    // here comes at the checked run, before anything is measured, and skips the row with it.
+    if (status == CUBLAS_STATUS_NOT_SUPPORTED)
+      throw Unsupported("cublasLtMatmul refused " + name_ +
+                        " at launch (cublasLtMatmulAlgoCheck had accepted it): " + status_text(status));
+    check(status, "cublasLtMatmul " + name_);
   }
   void publish_outputs(Stream&) override {}
   std::vector<std::string> notes() const override { return notes_; }
