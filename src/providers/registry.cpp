@@ -7,6 +7,9 @@
 #ifdef DNNBENCH_HAVE_CUDNN
 #include "providers/cudnn/cudnn_provider.hpp"
 #endif
+#ifdef DNNBENCH_HAVE_CUBLASLT
+#include "providers/cublaslt/cublaslt_provider.hpp"
+#endif
 #ifdef DNNBENCH_HAVE_TEST_PROVIDERS
 #include "providers/crashtest/crashtest_provider.hpp"
 #endif
@@ -17,6 +20,9 @@ const std::vector<ProviderEntry>& provider_registry() {
   static const std::vector<ProviderEntry> entries = {
 #ifdef DNNBENCH_HAVE_CUDNN
       {"cudnn", [](const ProviderSettings& s) { return make_cudnn_provider(s.cudnn_heur_mode); }, true},
+#endif
+#ifdef DNNBENCH_HAVE_CUBLASLT
+      {"cublaslt", [](const ProviderSettings&) { return make_cublaslt_provider(); }, true},
 #endif
 #ifdef DNNBENCH_HAVE_ONEDNN
       {"onednn", [](const ProviderSettings&) { return make_onednn_provider(); }, true},

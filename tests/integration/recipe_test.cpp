@@ -172,5 +172,42 @@ TEST(Recipes, ErrorsExitTwoAndNameFileLineAndKey) {
   EXPECT_NE(missing.err.find("cannot open the recipe"), std::string::npos) << missing.err;
 }
 
+// The cuBLASLt provider by name, from a recipe's provider list and from --provider: built
+// wherever the CUDA toolkit is; on a machine without a GPU its rows are skipped with the reason,
+// with one they run cuBLASLt's algos.
+TEST(Recipes, KnowTheCublasLtProvider) {
+  const auto listed = run_cli({"list-providers"}).out;
+  const auto line_at = listed.find("cublaslt ");
+  if (line_at == std::string::npos) GTEST_SKIP() << "the cublaslt provider is not built (no CUDA toolkit)";
+  const auto line = listed.substr(line_at, listed.find('\n', line_at) - line_at);
+  const bool no_device = line.find("not usable here: no CUDA device") != std::string::npos;
+  TempDir dir;
+  write_file(dir / "lt.toml", "version = 1\ngraphs = [\"" + source_path("graphs/samples/matmul_fp16.json") +
+                                  "\"]\nproviders = [\"cublaslt\"]\nwarmup = 0\niters = 2\n");
+  const auto out = (dir / "r.json").string();
+  auto r = run_cli({"run", "--config", (dir / "lt.toml").string(), "-o", out, "-q"});
+  ASSERT_NE(r.exit_code, 2) << r.out << r.err;
+  auto doc = read_json(out);
+  EXPECT_EQ(doc["metadata"]["options"]["providers"], json({"cublaslt"}));
+  for (const auto& row : doc["graphs"][0]["results"]) {
+    EXPECT_EQ(row["provider"], "cublaslt");
+    if (no_device) {
+      EXPECT_EQ(row["status"], "skipped") << row.dump();
+      EXPECT_NE(row["skip_reason"].get<std::string>().find("no CUDA device"), std::string::npos)
+          << row.dump();
+    } else {
+      EXPECT_EQ(row["status"], "success") << row.dump();
+      EXPECT_EQ(row["engine_id"].get<std::string>().rfind("algo", 0), 0u) << row.dump();
+    }
+  }
+
+  r = run_cli({"run", "-g", source_path("graphs/samples/matmul_fp16.json"), "--provider", "cublaslt",
+               "--warmup", "0", "--iters", "2", "-o", out, "-q"});
+  ASSERT_NE(r.exit_code, 2) << r.out << r.err;
+  doc = read_json(out);
+  ASSERT_FALSE(doc["graphs"][0]["results"].empty());
+  EXPECT_EQ(doc["graphs"][0]["results"][0]["provider"], "cublaslt");
+}
+
 }  // namespace
 }  // namespace dnnbench::testing

@@ -33,33 +33,13 @@ bool fp32_contraction(const Graph& graph) {
   return false;
 }
 
-class CudnnProvider final : public Provider {
+class CudnnProvider final : public CudaProvider {
  public:
-  explicit CudnnProvider(HeurMode mode) : mode_(mode), no_device_(no_device_reason()) {}
+  explicit CudnnProvider(HeurMode mode) : mode_(mode) {}
 
   std::string_view name() const override { return "cudnn"; }
-  DeviceKind device() const override { return DeviceKind::cuda; }
   std::string version() const override {
     return fmt::format("cuDNN {} (CUDA runtime {})", cudnn_version_string(), cuda_runtime_version_string());
-  }
-  // Without a CUDA device the provider still constructs (and is left out of default runs);
-  // engines() then throws Unsupported with this reason.
-  std::string unusable_reason() override { return no_device_.value_or(""); }
-  std::unique_ptr<Stream> make_stream() override { return std::make_unique<CudaStream>(); }
-  std::unique_ptr<DeviceBuffer> allocate(std::size_t bytes) override {
-    return std::make_unique<DeviceMemory>(bytes);
-  }
-  void copy_to_device(void* dst, const void* src, std::size_t bytes, Stream& stream) override {
-    cuda_check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, cuda_stream_of(stream)),
-               "copy to device");
-  }
-  void copy_to_host(void* dst, const void* src, std::size_t bytes, Stream& stream) override {
-    cuda_check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, cuda_stream_of(stream)),
-               "copy to host");
-  }
-  std::optional<std::int64_t> device_memory_free() override {
-    if (no_device_) return std::nullopt;
-    return device_free_bytes();
   }
   std::vector<std::pair<std::string, std::string>> device_properties() override {
     auto props = device_description();
@@ -138,7 +118,7 @@ class CudnnProvider final : public Provider {
   // The analysis of the last graph asked about: rows of one graph ask engines(), then per
   // engine heuristic_plan() and build(), so one cached graph saves re-running the heuristic.
   const Analysis& analysis(const Graph& graph) {
-    if (no_device_) throw Unsupported(*no_device_);
+    if (no_device()) throw Unsupported(*no_device());
     const std::string key = graph.source_path + "|" + graph.name + "|" +
                             std::to_string(graph.tensors.size()) + "|" + std::to_string(graph.nodes.size());
     if (cached_ && cached_graph_ == &graph && cached_key_ == key) return *cached_;
@@ -165,7 +145,6 @@ class CudnnProvider final : public Provider {
   }
 
   HeurMode mode_;
-  std::optional<std::string> no_device_;
   std::shared_ptr<const Handle> handle_;
   std::optional<Analysis> cached_;
   const Graph* cached_graph_ = nullptr;

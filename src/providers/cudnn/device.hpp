@@ -1,110 +1,25 @@
 #pragma once
-// The CUDA side of the provider: device presence, streams, event timers, device memory.
-#include <cuda_runtime.h>
-
-#include <cstddef>
-#include <cstdint>
-#include <optional>
+// The CUDA side of the cuDNN provider: the shared GPU-provider pieces (providers/cuda/device.hpp)
+// under this provider's names, plus cuDNN's versions in the device description.
 #include <string>
-#include <string_view>
 #include <utility>
 #include <vector>
 
-#include "providers/provider.hpp"
+#include "providers/cuda/device.hpp"
 
 namespace dnnbench::cudnn {
 
-// Throws std::runtime_error with `what` and CUDA's error string.
-void cuda_check(cudaError_t err, std::string_view what);
-// Why no CUDA device can be used ("no CUDA device: ..."), or nullopt when one can.
-std::optional<std::string> no_device_reason();
+using cuda::cuda_check;
+using cuda::cuda_runtime_version_string;
+using cuda::cuda_stream_of;
+using cuda::CudaProvider;
+using cuda::CudaStream;
+using cuda::DeviceMemory;
+using cuda::no_device_reason;
 
-// A CUDA stream of its own (never the legacy default stream, which synchronizes with others).
-// Without a device it holds none and every call is a no-op, so a provider can be constructed.
-class CudaStream final : public Stream {
- public:
-  CudaStream();
-  CudaStream(const CudaStream&) = delete;
-  CudaStream& operator=(const CudaStream&) = delete;
-  ~CudaStream() override;
-  void synchronize() override;
-  std::unique_ptr<KernelTimer> make_kernel_timer() override;
-  std::unique_ptr<CacheFlusher> make_cache_flusher() override;
-  std::unique_ptr<StreamGate> make_gate() override;
-  // CUPTI kernel activity (providers/cudnn/kernel_activity.hpp); nullptr without CUPTI.
-  std::unique_ptr<KernelRecorder> make_kernel_recorder() override;
-  // Stream capture into a CUDA graph (cudaStreamCaptureModeThreadLocal: the clock sampler's
-  // thread is not affected), instantiated once and replayed with cudaGraphLaunch.
-  std::unique_ptr<BatchReplay> capture(const std::function<void()>& enqueue, std::int64_t executions,
-                                       std::string& why_not) override;
-  void profiler_start(const std::string& label) override;
-  void profiler_stop() override;
-  cudaStream_t get() const { return stream_; }
-
- private:
-  cudaStream_t stream_ = nullptr;
-};
-
-// The CUDA stream behind a Stream this provider made; throws for any other kind.
-cudaStream_t cuda_stream_of(Stream& stream);
-
-// Device time between two events recorded on the stream.
-class EventTimer final : public KernelTimer {
- public:
-  explicit EventTimer(cudaStream_t stream);
-  EventTimer(const EventTimer&) = delete;
-  EventTimer& operator=(const EventTimer&) = delete;
-  ~EventTimer() override;
-  void start() override;
-  void stop() override;
-  double elapsed_ms() override;
-
- private:
-  cudaStream_t stream_;
-  cudaEvent_t start_ = nullptr, stop_ = nullptr;
-};
-
-// Flushes the GPU's L2 by a cudaMemsetAsync over a buffer twice the L2's size on the stream
-// (cudaDevAttrL2CacheSize), so a cold sample finds none of the plan's data in L2. Enqueued before
-// the start event, so it never counts in the kernel time.
-class L2Flusher final : public CacheFlusher {
- public:
-  explicit L2Flusher(cudaStream_t stream);
-  L2Flusher(const L2Flusher&) = delete;
-  L2Flusher& operator=(const L2Flusher&) = delete;
-  ~L2Flusher() override;
-  void flush() override;
-  std::string description() const override;
-
- private:
-  cudaStream_t stream_;
-  void* buffer_ = nullptr;
-  std::size_t bytes_ = 0, l2_bytes_ = 0;
-  unsigned pass_ = 0;
-};
-
-class DeviceMemory final : public DeviceBuffer {
- public:
-  explicit DeviceMemory(std::size_t bytes);
-  DeviceMemory(const DeviceMemory&) = delete;
-  DeviceMemory& operator=(const DeviceMemory&) = delete;
-  ~DeviceMemory() override;
-  void* data() override { return ptr_; }
-  std::size_t size() const override { return bytes_; }
-
- private:
-  void* ptr_ = nullptr;
-  std::size_t bytes_ = 0;
-};
-
-// Bytes free on the current device now (cudaMemGetInfo), for the memory budget; nullopt when
-// CUDA cannot say (no device, or the call failed; the error is cleared).
-std::optional<std::int64_t> device_free_bytes();
-
-// Name, compute capability, SMs, memory, clocks, driver/runtime and cuDNN versions.
+// The shared description plus the cuDNN loaded and the CUDA runtime it was built for.
 std::vector<std::pair<std::string, std::string>> device_description();
 // "9.14.0" from cudnnGetVersion() (the library loaded, not the header built against).
 std::string cudnn_version_string();
-std::string cuda_runtime_version_string();
 
 }  // namespace dnnbench::cudnn

@@ -1,4 +1,4 @@
-#include "providers/cudnn/kernel_activity.hpp"
+#include "providers/cuda/kernel_activity.hpp"
 
 #include <dlfcn.h>
 
@@ -13,7 +13,7 @@
 #define DNNBENCH_HAVE_CUPTI_HEADERS 1
 #endif
 
-namespace dnnbench::cudnn {
+namespace dnnbench::cuda {
 
 #ifdef DNNBENCH_HAVE_CUPTI_HEADERS
 namespace {
@@ -141,4 +141,4 @@ std::unique_ptr<KernelRecorder> make_cupti_recorder(std::string& why_not) {
 }
 #endif
 
-}  // namespace dnnbench::cudnn
+}  // namespace dnnbench::cuda
