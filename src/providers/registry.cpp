@@ -7,6 +7,9 @@
 #ifdef DNNBENCH_HAVE_CUDNN
 #include "providers/cudnn/cudnn_provider.hpp"
 #endif
+#ifdef DNNBENCH_HAVE_TORCH
+#include "providers/torch/torch_provider.hpp"
+#endif
 #ifdef DNNBENCH_HAVE_TEST_PROVIDERS
 #include "providers/crashtest/crashtest_provider.hpp"
 #endif
@@ -22,6 +25,11 @@ const std::vector<ProviderEntry>& provider_registry() {
       {"onednn", [](const ProviderSettings&) { return make_onednn_provider(); }, true},
 #endif
       {"reference", [](const ProviderSettings&) { return make_reference_provider(); }, false},
+#ifdef DNNBENCH_HAVE_TORCH
+      // Opt-in (--provider torch): the peer comparison ("what would PyTorch do"), not a library
+      // under test; it would double every default run's rows.
+      {"torch", [](const ProviderSettings&) { return make_torch_provider(); }, false},
+#endif
 #ifdef DNNBENCH_HAVE_TEST_PROVIDERS
       // Test double for the isolation tests; only in builds with DNNBENCH_TEST_PROVIDERS.
       {"crashtest", [](const ProviderSettings&) { return make_crashtest_provider(); }, false},
