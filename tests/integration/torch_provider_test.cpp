@@ -19,12 +19,13 @@ bool torch_built() {
 
 // Graphs whose torch rows must pass on every build (CPU LibTorch 1.13 included): one per op
 // family, so a lowering that breaks fails here by name rather than moving to `skipped`.
-const std::set<std::string> kMustPass = {
-    "conv_fwd_2d_nchw_fp32",        "conv_fwd_asymmetric_padding", "conv_fwd_convolution_mode",
-    "conv_bwd_data_2d_fp32",        "conv_bwd_weights_2d_fp32",    "matmul_broadcast_batch_fp32",
-    "fused_matmul_bias_gelu",       "pointwise_relu_clipped",      "batchnorm_inference",
-    "layernorm_training",           "rmsnorm_training",            "reduction_norm2",
-    "resample_maxpool_3x3_s2",      "resample_avgpool_include_padding"};
+const std::set<std::string> kMustPass = {"conv_fwd_2d_nchw_fp32",     "conv_fwd_asymmetric_padding",
+                                         "conv_fwd_convolution_mode", "conv_bwd_data_2d_fp32",
+                                         "conv_bwd_weights_2d_fp32",  "matmul_broadcast_batch_fp32",
+                                         "fused_matmul_bias_gelu",    "pointwise_relu_clipped",
+                                         "batchnorm_inference",       "layernorm_training",
+                                         "rmsnorm_training",          "reduction_norm2",
+                                         "resample_maxpool_3x3_s2",   "resample_avgpool_include_padding"};
 
 TEST(TorchProvider, SampleGraphsPassOrSkipWithAReason) {
   if (!torch_built()) GTEST_SKIP() << "built without LibTorch";
@@ -74,9 +75,10 @@ TEST(TorchProvider, IsOptInAndNamedByProvider) {
   const auto out = (dir / "default.json").string();
   const auto r = run_cli(run_args({"-g", source_path("graphs/samples/matmul_plain_fp32.json"), "-o", out}));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  for (const auto& row : json::parse(read_text(out))["graphs"][0]["results"]) EXPECT_NE(row["provider"], "torch");
-  const auto engines = run_cli({"list-engines", "-g", source_path("graphs/samples/matmul_plain_fp32.json"),
-                                "--provider", "torch"});
+  for (const auto& row : json::parse(read_text(out))["graphs"][0]["results"])
+    EXPECT_NE(row["provider"], "torch");
+  const auto engines = run_cli(
+      {"list-engines", "-g", source_path("graphs/samples/matmul_plain_fp32.json"), "--provider", "torch"});
   EXPECT_EQ(engines.exit_code, 0) << engines.err;
   EXPECT_NE(engines.out.find("eager"), std::string::npos) << engines.out;
 }

@@ -22,8 +22,8 @@ bool torch_on_cuda() {
 json run_torch(const std::string& graph, std::vector<std::string> extra = {}) {
   TempDir dir;
   const auto out = (dir / "torch.json").string();
-  std::vector<std::string> args = {"-g", source_path("graphs/samples/" + graph + ".json"), "--provider", "torch",
-                                   "-o", out};
+  std::vector<std::string> args = {
+      "-g", source_path("graphs/samples/" + graph + ".json"), "--provider", "torch", "-o", out};
   args.insert(args.end(), extra.begin(), extra.end());
   const auto r = run_cli(run_args(args));
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;

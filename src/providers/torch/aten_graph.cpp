@@ -34,8 +34,8 @@
 #include <ATen/ops/maximum.h>
 #include <ATen/ops/mean.h>
 #include <ATen/ops/minimum.h>
-#include <ATen/ops/ones_like.h>
 #include <ATen/ops/native_layer_norm.h>
+#include <ATen/ops/ones_like.h>
 #include <ATen/ops/pow.h>
 #include <ATen/ops/prod.h>
 #include <ATen/ops/reciprocal.h>
@@ -57,6 +57,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 #include "graph/ops/norm_axes.hpp"
 #include "providers/provider.hpp"
@@ -66,6 +67,18 @@ namespace dnnbench::torch_provider {
 namespace {
 
 using dims_t = std::vector<std::int64_t>;
+
+// ATen's optional arguments: c10::optional in 1.x, std::optional (c10's name kept as an alias)
+// in 2.x, where the alias may be deprecated.
+#if TORCH_VERSION_MAJOR >= 2
+template <class T>
+using Opt = std::optional<T>;
+constexpr auto kNone = std::nullopt;
+#else
+template <class T>
+using Opt = c10::optional<T>;
+constexpr auto kNone = c10::nullopt;
+#endif
 
 dims_t spatial(const dims_t& given, std::size_t n, std::int64_t fallback) {
   return given.empty() ? dims_t(n, fallback) : given;
@@ -155,8 +168,8 @@ void AtenGraph::bind_scratch() {
       scalars_[t.uid] = *t.scalar_value;
       continue;
     }
-    bound_[t.uid] = at::empty_strided(t.dims, t.strides,
-                                      at::TensorOptions().dtype(scalar_type(t.dtype)).device(device_));
+    bound_[t.uid] =
+        at::empty_strided(t.dims, t.strides, at::TensorOptions().dtype(scalar_type(t.dtype)).device(device_));
     bound_[t.uid].zero_();
   }
 }
@@ -254,23 +267,24 @@ void AtenGraph::run_node(const Node& node) {
 void AtenGraph::conv(const Node& node) {
   const auto& p = node.as<ConvParams>();
   const bool fwd = node.kind == OpKind::conv_fwd, bwd_data = node.kind == OpKind::conv_bwd_data;
-  const TensorDesc& x_desc =
-      graph_.tensor(fwd ? *node.input("x") : bwd_data ? *node.output("dx") : *node.input("x"));
+  const TensorDesc& x_desc = graph_.tensor(fwd        ? *node.input("x")
+                                           : bwd_data ? *node.output("dx")
+                                                      : *node.input("x"));
   const std::size_t n = x_desc.dims.size() - 2;
   const dims_t pre = spatial(p.pre_padding, n, 0), post = spatial(p.post_padding, n, 0);
   const dims_t stride = spatial(p.stride, n, 1), dilation = spatial(p.dilation, n, 1);
   const bool symmetric = pre == post;
   const dims_t padding = symmetric ? pre : dims_t(n, 0), output_padding(n, 0);
   const dims_t flip_dims = spatial_dims_of(n + 2);
-  if (!symmetric) note("asymmetric padding: x padded explicitly (at::constant_pad_nd), then convolved unpadded");
+  if (!symmetric)
+    note("asymmetric padding: x padded explicitly (at::constant_pad_nd), then convolved unpadded");
   if (!p.cross_correlation) note("CONVOLUTION mode: the filter reversed with at::flip each execution");
 
   if (fwd) {
     at::Tensor x = in(node, "x"), w = in(node, "w");
     if (!symmetric) x = at::constant_pad_nd(x, pad_pairs(pre, post));
     if (!p.cross_correlation) w = at::flip(w, flip_dims);
-    put(node, "y",
-        at::convolution(x, w, c10::nullopt, stride, padding, dilation, false, output_padding, p.groups));
+    put(node, "y", at::convolution(x, w, kNone, stride, padding, dilation, false, output_padding, p.groups));
     return;
   }
   const at::Tensor& dy = in(node, "dy");
@@ -282,7 +296,7 @@ void AtenGraph::conv(const Node& node) {
     for (std::size_t i = 0; i < n; ++i) padded[2 + i] += pre[i] + post[i];
     const at::Tensor input_like =
         symmetric ? bound_.at(x_desc.uid) : at::empty(padded, dy.options().dtype(w.scalar_type()));
-    auto grads = at::convolution_backward(dy, input_like, w, c10::nullopt, stride, padding, dilation, false,
+    auto grads = at::convolution_backward(dy, input_like, w, kNone, stride, padding, dilation, false,
                                           output_padding, p.groups, {true, false, false});
     at::Tensor dx = std::get<0>(grads);
     if (!symmetric) {
@@ -297,7 +311,7 @@ void AtenGraph::conv(const Node& node) {
   if (!symmetric) x = at::constant_pad_nd(x, pad_pairs(pre, post));
   // The weight gradient reads only the sizes and layout of `weight`: the bound dw buffer serves.
   const at::Tensor& weight_like = bound_.at(*node.output("dw"));
-  auto grads = at::convolution_backward(dy, x, weight_like, c10::nullopt, stride, padding, dilation, false,
+  auto grads = at::convolution_backward(dy, x, weight_like, kNone, stride, padding, dilation, false,
                                         output_padding, p.groups, {false, true, false});
   at::Tensor dw = std::get<1>(grads);
   if (!p.cross_correlation) dw = at::flip(dw, flip_dims);
@@ -350,12 +364,12 @@ void AtenGraph::pointwise(const Node& node) {
       if (!p.relu_upper_clip && lower == 0 && slope == 0) {
         r = at::relu(a);
       } else if (slope == 0) {
-        r = at::clamp(a, lower, p.relu_upper_clip ? c10::optional<at::Scalar>(*p.relu_upper_clip) : c10::nullopt);
+        r = at::clamp(a, lower, p.relu_upper_clip ? Opt<at::Scalar>(*p.relu_upper_clip) : kNone);
       } else if (!p.relu_upper_clip && lower == 0) {
         r = at::leaky_relu(a, slope);
       } else {
         // lower + slope * (x - lower) at or below the lower clip, x (clipped above) elsewhere.
-        at::Tensor upper = p.relu_upper_clip ? at::clamp(a, c10::nullopt, *p.relu_upper_clip) : a;
+        at::Tensor upper = p.relu_upper_clip ? at::clamp(a, kNone, *p.relu_upper_clip) : a;
         r = at::where(a <= lower, (a - lower) * slope + lower, upper);
       }
       break;
@@ -424,7 +438,8 @@ void AtenGraph::batchnorm(const Node& node) {
   const auto per_channel = [&](std::string_view role) {
     const at::Tensor& t = in(node, role);
     if (t.numel() != channels)
-      throw Unsupported("'" + std::string(role) + "' of node '" + node.name + "' is not one value per channel");
+      throw Unsupported("'" + std::string(role) + "' of node '" + node.name +
+                        "' is not one value per channel");
     return t.reshape({channels});
   };
   at::Tensor variance;
@@ -447,8 +462,10 @@ at::Tensor normalized_weight(const at::Tensor& t, const dims_t& normalized, cons
   std::int64_t count = 1;
   for (auto d : normalized) count *= d;
   if (t.numel() != count)
-    throw Unsupported(what + " has " + std::to_string(t.numel()) + " elements; ATen's layer norm takes one per "
-                      "normalized element (" + std::to_string(count) + ")");
+    throw Unsupported(what + " has " + std::to_string(t.numel()) +
+                      " elements; ATen's layer norm takes one per "
+                      "normalized element (" +
+                      std::to_string(count) + ")");
   return t.reshape(normalized);
 }
 
@@ -460,8 +477,7 @@ void AtenGraph::layernorm(const Node& node) {
   for (int a : axes) normalized.push_back(x.size(a));
   const at::Tensor scale = normalized_weight(in(node, "scale"), normalized, "scale");
   const at::Tensor* bias = optional_in(node, "bias");
-  const c10::optional<at::Tensor> bias_w =
-      bias ? c10::optional<at::Tensor>(normalized_weight(*bias, normalized, "bias")) : c10::nullopt;
+  const Opt<at::Tensor> bias_w = bias ? Opt<at::Tensor>(normalized_weight(*bias, normalized, "bias")) : kNone;
   auto [y, mean, rstd] = at::native_layer_norm(x, normalized, scale, bias_w, scalar(node, "epsilon"));
   put(node, "y", y);
   put(node, "mean", mean);
@@ -564,8 +580,9 @@ void AtenGraph::resample(const Node& node) {
   const bool include_pad = p.mode == ResampleMode::avgpool_include_padding;
   if (!native) {
     if (!max && !include_pad)
-      throw Unsupported("average pooling excluding an asymmetric padding (or one over half the window) has "
-                        "no ATen call");
+      throw Unsupported(
+          "average pooling excluding an asymmetric padding (or one over half the window) has "
+          "no ATen call");
     const double fill = max ? -std::numeric_limits<double>::infinity() : 0.0;
     x = at::constant_pad_nd(x, pad_pairs(pre, post), fill);
     note("padding applied explicitly (at::constant_pad_nd): ATen pools pad symmetrically");

@@ -61,7 +61,8 @@ std::string torch_reason(const c10::Error& e) {
 
 bool has_conv(const Graph& g) {
   return std::any_of(g.nodes.begin(), g.nodes.end(), [](const Node& n) {
-    return n.kind == OpKind::conv_fwd || n.kind == OpKind::conv_bwd_data || n.kind == OpKind::conv_bwd_weights;
+    return n.kind == OpKind::conv_fwd || n.kind == OpKind::conv_bwd_data ||
+           n.kind == OpKind::conv_bwd_weights;
   });
 }
 
@@ -91,11 +92,11 @@ void apply_flags(Flags f, bool cuda) {
 }
 
 std::vector<std::string> flag_notes(Flags f, bool cuda) {
-  std::vector<std::string> notes{fmt::format("torch {} (LibTorch), ATen eager ops on dnnbench's buffers",
-                                             TORCH_VERSION)};
+  std::vector<std::string> notes{
+      fmt::format("torch {} (LibTorch), ATen eager ops on dnnbench's buffers", TORCH_VERSION)};
   if (cuda) {
-    notes.push_back(fmt::format("cudnn.benchmark={}, allow_tf32 cudnn={} cublas={}", f.benchmark ? "on" : "off",
-                                f.tf32 ? "on" : "off", f.tf32 ? "on" : "off"));
+    notes.push_back(fmt::format("cudnn.benchmark={}, allow_tf32 cudnn={} cublas={}",
+                                f.benchmark ? "on" : "off", f.tf32 ? "on" : "off", f.tf32 ? "on" : "off"));
     notes.push_back("on dnnbench's stream (c10::cuda::getStreamFromExternal + CUDAStreamGuard)");
   } else {
     notes.push_back(fmt::format("CPU, intra-op threads: {}", at::get_num_threads()));
@@ -123,7 +124,8 @@ class HostStream final : public Stream {
 #ifdef DNNBENCH_TORCH_CUDA
 void cuda_check(cudaError_t err, std::string_view what) {
   if (err != cudaSuccess)
-    throw std::runtime_error(fmt::format("{}: {} ({})", what, cudaGetErrorString(err), cudaGetErrorName(err)));
+    throw std::runtime_error(
+        fmt::format("{}: {} ({})", what, cudaGetErrorString(err), cudaGetErrorName(err)));
 }
 
 class EventTimer final : public KernelTimer {
@@ -188,7 +190,12 @@ class TorchCudaStream final : public Stream {
     auto graph = std::make_unique<at::cuda::CUDAGraph>();
     try {
       c10::cuda::CUDAStreamGuard guard(*torch_);
+#if TORCH_VERSION_MAJOR >= 2
+      // Thread-local capture: the clock sampler's thread may call CUDA meanwhile.
       graph->capture_begin({0, 0}, cudaStreamCaptureModeThreadLocal);
+#else
+      graph->capture_begin();
+#endif
       try {
         for (std::int64_t i = 0; i < executions; ++i) enqueue();
       } catch (...) {
@@ -206,8 +213,12 @@ class TorchCudaStream final : public Stream {
     }
     return std::make_unique<TorchGraphReplay>(std::move(graph), *torch_);
   }
-  c10::cuda::CUDAStream torch() const { return *torch_; }
-  cudaStream_t get() const { return stream_; }
+  c10::cuda::CUDAStream torch() const {
+    return *torch_;
+  }
+  cudaStream_t get() const {
+    return stream_;
+  }
 
  private:
   cudaStream_t stream_ = nullptr;
@@ -270,9 +281,15 @@ class TorchPlan final : public Plan {
       throw Unsupported(torch_reason(e));
     }
   }
-  std::string name() const override { return name_; }
-  std::size_t workspace_bytes() const override { return 0; }  // ATen allocates its own
-  void bind(const Bindings& bindings, Stream&) override { aten_.bind(bindings.buffers); }
+  std::string name() const override {
+    return name_;
+  }
+  std::size_t workspace_bytes() const override {
+    return 0;
+  }  // ATen allocates its own
+  void bind(const Bindings& bindings, Stream&) override {
+    aten_.bind(bindings.buffers);
+  }
   void execute(Stream& stream) override {
 #ifdef DNNBENCH_TORCH_CUDA
     if (cuda_) {
@@ -286,7 +303,9 @@ class TorchPlan final : public Plan {
     aten_.run();
   }
   void publish_outputs(Stream&) override {}  // run() writes the bound outputs
-  std::vector<std::string> notes() const override { return aten_.notes(); }
+  std::vector<std::string> notes() const override {
+    return aten_.notes();
+  }
 
  private:
   Graph graph_;
@@ -364,8 +383,11 @@ class TorchProvider final : public Provider {
     }
     return out;
   }
-  PlanSpec heuristic_plan(const Graph&, const EngineInfo& engine) override { return {engine.id, {}}; }
-  std::vector<PlanSpec> plan_space(const Graph& graph, const EngineInfo& engine, const SweepLimits&) override {
+  PlanSpec heuristic_plan(const Graph&, const EngineInfo& engine) override {
+    return {engine.id, {}};
+  }
+  std::vector<PlanSpec> plan_space(const Graph& graph, const EngineInfo& engine,
+                                   const SweepLimits&) override {
     return {heuristic_plan(graph, engine)};
   }
   std::unique_ptr<Plan> build(const Graph& graph, const PlanSpec& spec) override {
