@@ -409,3 +409,7 @@ std::unique_ptr<Provider> make_torch_provider() {
 }
 
 }  // namespace dnnbench
+
+extern "C" dnnbench::Provider* dnnbench_make_torch_provider() {
+  return dnnbench::make_torch_provider().release();
+}
