@@ -10,6 +10,9 @@
 #ifdef DNNBENCH_HAVE_CUBLASLT
 #include "providers/cublaslt/cublaslt_provider.hpp"
 #endif
+#ifdef DNNBENCH_TORCH_MODULE
+#include "providers/module.hpp"
+#endif
 #ifdef DNNBENCH_HAVE_TEST_PROVIDERS
 #include "providers/crashtest/crashtest_provider.hpp"
 #endif
@@ -28,6 +31,15 @@ const std::vector<ProviderEntry>& provider_registry() {
       {"onednn", [](const ProviderSettings&) { return make_onednn_provider(); }, true},
 #endif
       {"reference", [](const ProviderSettings&) { return make_reference_provider(); }, false},
+#ifdef DNNBENCH_TORCH_MODULE
+      // Opt-in (--provider torch): the peer comparison ("what would PyTorch do"), not a library
+      // under test; it would double every default run's rows. A module, loaded when asked for.
+      {"torch",
+       [](const ProviderSettings&) {
+         return load_provider_module(DNNBENCH_TORCH_MODULE, "dnnbench_make_torch_provider");
+       },
+       false},
+#endif
 #ifdef DNNBENCH_HAVE_TEST_PROVIDERS
       // Test double for the isolation tests; only in builds with DNNBENCH_TEST_PROVIDERS.
       {"crashtest", [](const ProviderSettings&) { return make_crashtest_provider(); }, false},

@@ -1,0 +1,96 @@
+// Integration tests of the torch provider (LibTorch's ATen eager ops): every sample graph it can
+// express passes the reference check; the others are skipped with ATen's or the provider's reason.
+// Skipped where the binary was built without LibTorch.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "cli_runner.hpp"
+
+namespace dnnbench::testing {
+namespace {
+
+using nlohmann::json;
+
+// Under the ASan preset: LibTorch's load-time registries are suppressed (tests/lsan.supp); a leak
+// in dnnbench's own code is still reported.
+const std::vector<std::string> kEnvironment{"LSAN_OPTIONS=suppressions=" DNNBENCH_SOURCE_DIR
+                                            "/tests/lsan.supp"};
+
+CliResult run_torch(const std::vector<std::string>& args) {
+  return run_cli(args, kEnvironment);
+}
+
+bool torch_built() {
+  return run_cli({"list-providers"}).out.find("torch") != std::string::npos;
+}
+
+// Graphs whose torch rows must pass on every build (CPU LibTorch 1.13 included): one per op
+// family, so a lowering that breaks fails here by name rather than moving to `skipped`.
+const std::set<std::string> kMustPass = {"conv_fwd_2d_nchw_fp32",     "conv_fwd_asymmetric_padding",
+                                         "conv_fwd_convolution_mode", "conv_bwd_data_2d_fp32",
+                                         "conv_bwd_weights_2d_fp32",  "matmul_broadcast_batch_fp32",
+                                         "fused_matmul_bias_gelu",    "pointwise_relu_clipped",
+                                         "batchnorm_inference",       "layernorm_training",
+                                         "rmsnorm_training",          "reduction_norm2",
+                                         "resample_maxpool_3x3_s2",   "resample_avgpool_include_padding"};
+
+TEST(TorchProvider, SampleGraphsPassOrSkipWithAReason) {
+  if (!torch_built()) GTEST_SKIP() << "built without LibTorch";
+  TempDir dir;
+  const auto out = (dir / "torch.json").string();
+  const auto r = run_torch(run_args({"-g", source_path("graphs/samples"), "--provider", "torch", "-o", out}));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto doc = json::parse(read_text(out));
+  EXPECT_EQ(doc["summary"]["failed"], 0) << r.out;
+  EXPECT_EQ(doc["summary"]["errors"], 0) << r.out;
+  std::map<std::string, std::string> status;
+  for (const auto& g : doc["graphs"])
+    for (const auto& row : g["results"]) {
+      const std::string name = g["graph_name"];
+      EXPECT_EQ(row["provider"], "torch");
+      status[name] = row["status"];
+      if (row["status"] == "success") {
+        EXPECT_TRUE(row["correctness"]["passed"].get<bool>()) << name;
+      } else {
+        EXPECT_EQ(row["status"], "skipped") << name << ": " << row["error_message"];
+        EXPECT_FALSE(row["skip_reason"].get<std::string>().empty()) << name;
+      }
+    }
+  for (const auto& name : kMustPass) EXPECT_EQ(status[name], "success") << name;
+  // The graph the tool cannot execute at all is skipped before any provider sees it.
+  EXPECT_EQ(status["unsupported_sdpa"], "skipped");
+}
+
+TEST(TorchProvider, EngineNotesNameTheTorchVersionAndWhatTheRunAdds) {
+  if (!torch_built()) GTEST_SKIP() << "built without LibTorch";
+  TempDir dir;
+  const auto out = (dir / "torch.json").string();
+  const auto r = run_torch(run_args({"-g", source_path("graphs/samples/conv_fwd_asymmetric_padding.json"),
+                                     "--provider", "torch", "-o", out}));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto doc = json::parse(read_text(out));
+  const auto& row = doc["graphs"][0]["results"][0];
+  EXPECT_EQ(row["engine_id"], "eager");
+  const std::string notes = row.dump();
+  EXPECT_NE(notes.find("(LibTorch)"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("at::constant_pad_nd"), std::string::npos) << notes;
+}
+
+TEST(TorchProvider, IsOptInAndNamedByProvider) {
+  if (!torch_built()) GTEST_SKIP() << "built without LibTorch";
+  TempDir dir;
+  const auto out = (dir / "default.json").string();
+  const auto r = run_torch(run_args({"-g", source_path("graphs/samples/matmul_plain_fp32.json"), "-o", out}));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  for (const auto& row : json::parse(read_text(out))["graphs"][0]["results"])
+    EXPECT_NE(row["provider"], "torch");
+  const auto engines = run_torch(
+      {"list-engines", "-g", source_path("graphs/samples/matmul_plain_fp32.json"), "--provider", "torch"});
+  EXPECT_EQ(engines.exit_code, 0) << engines.err;
+  EXPECT_NE(engines.out.find("eager"), std::string::npos) << engines.out;
+}
+
+}  // namespace
+}  // namespace dnnbench::testing

@@ -1,0 +1,68 @@
+// GPU tests of the torch provider built against a CUDA LibTorch (the PyTorch wheel's): the real
+// binary runs a convolution and a matmul on the GPU through ATen on dnnbench's stream; the rows
+// are timed by device events (or graph replay) and pass the reference check. Skipped where the
+// torch provider has no CUDA device.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "cli_runner.hpp"
+
+namespace dnnbench::testing {
+namespace {
+
+using nlohmann::json;
+
+bool torch_on_cuda() {
+  const auto out = run_cli({"list-providers"}).out;
+  const auto at = out.find("torch");
+  return at != std::string::npos && out.find("LibTorch, CUDA", at) != std::string::npos;
+}
+
+json run_torch(const std::string& graph, std::vector<std::string> extra = {}) {
+  TempDir dir;
+  const auto out = (dir / "torch.json").string();
+  std::vector<std::string> args = {
+      "-g", source_path("graphs/samples/" + graph + ".json"), "--provider", "torch", "-o", out};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const auto r = run_cli(run_args(args));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  return json::parse(read_text(out));
+}
+
+// Every row of the run succeeded on the device and passed; returns the engine ids.
+std::set<std::string> passed_engines(const json& doc) {
+  std::set<std::string> engines;
+  for (const auto& row : doc["graphs"][0]["results"]) {
+    EXPECT_EQ(row["status"], "success") << row.dump();
+    EXPECT_TRUE(row["correctness"]["passed"].get<bool>()) << row.dump();
+    EXPECT_FALSE(row["gpu_kernel_stats"].is_null()) << row.dump();
+    engines.insert(row["engine_id"]);
+  }
+  return engines;
+}
+
+TEST(TorchGpu, ConvolutionRunsOnTheDeviceAndPasses) {
+  if (!torch_on_cuda()) GTEST_SKIP() << "the torch provider has no CUDA device here";
+  const auto engines = passed_engines(run_torch("conv_fwd_2d_nhwc_fp16"));
+  EXPECT_EQ(engines, (std::set<std::string>{"eager", "eager+cudnn.benchmark"}));
+}
+
+TEST(TorchGpu, MatmulRunsOnTheDeviceAndPasses) {
+  if (!torch_on_cuda()) GTEST_SKIP() << "the torch provider has no CUDA device here";
+  EXPECT_EQ(passed_engines(run_torch("matmul_fp16")), (std::set<std::string>{"eager"}));
+}
+
+TEST(TorchGpu, Fp32MatmulRunsTf32OnlyWhenAllowed) {
+  if (!torch_on_cuda()) GTEST_SKIP() << "the torch provider has no CUDA device here";
+  const auto strict = run_torch("matmul_plain_fp32");
+  int skipped_tf32 = 0;
+  for (const auto& row : strict["graphs"][0]["results"])
+    if (row["engine_id"] == "eager+tf32") skipped_tf32 += row["status"] == "skipped";
+  EXPECT_EQ(skipped_tf32, 1);
+  EXPECT_EQ(passed_engines(run_torch("matmul_plain_fp32", {"--fp32-math", "tf32"})),
+            (std::set<std::string>{"eager", "eager+tf32"}));
+}
+
+}  // namespace
+}  // namespace dnnbench::testing
