@@ -14,7 +14,7 @@
 #include <limits>
 
 #include "reference/node_io.hpp"
-#include "reference/parallel.hpp"
+#include "tensor/parallel.hpp"
 
 namespace dnnbench {
 namespace ref {
