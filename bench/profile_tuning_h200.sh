@@ -33,6 +33,8 @@ echo "export: rc $? records $(wc -l < "$OUT_DIR/plans914.jsonl" 2>/dev/null)"
 # The 9.19 half only while the call's time allows (DEADLINE_S, default 125 s of script time).
 while kill -0 $B919 2>/dev/null && [ $SECONDS -lt "${DEADLINE_S:-125}" ]; do sleep 1; done
 if ! kill -0 $B919 2>/dev/null && [ -x build/gpu919/dnnbench ] && [ $SECONDS -lt "${DEADLINE_S:-125}" ]; then
+  # The system's libcudnn.so.9 (9.14) is found first unless the loader is told (seen 2026-12-01).
+  export LD_LIBRARY_PATH="$CUDNN919/lib:$LD_LIBRARY_PATH"
   build/gpu919/dnnbench list-providers
   timeout 35 build/gpu919/dnnbench run -g "$G3" --provider cudnn --isolate none --plans-from "$OUT_DIR/plans914.jsonl" \
     -o "$OUT_DIR/plans919.json" > "$OUT_DIR/plans919.log" 2>&1

@@ -85,6 +85,9 @@ echo "export rc $?, records $(wc -l < "$OUT_DIR/plans914.jsonl" 2> /dev/null)"
 while kill -0 "$b919" 2> /dev/null && [ $((DEADLINE - SECONDS)) -gt 130 ]; do sleep 1; done
 tail -2 "$OUT_DIR/build919.log"
 if ! kill -0 "$b919" 2> /dev/null && [ -x build/gpu919/dnnbench ]; then
+  # The system's libcudnn.so.9 (9.14) is found before the build's own unless the loader is told:
+  # on 2026-12-01 this binary loaded 9.14 without it (list-providers said so).
+  export LD_LIBRARY_PATH="$CUDNN919/lib:$LD_LIBRARY_PATH"
   build/gpu919/dnnbench list-providers | grep cudnn
   timeout "$(cap 30)" build/gpu919/dnnbench run -g "$G3" --provider cudnn --isolate none \
     --plans-from "$OUT_DIR/plans914.jsonl" -o "$OUT_DIR/plans919.json" > "$OUT_DIR/plans919.log" 2>&1

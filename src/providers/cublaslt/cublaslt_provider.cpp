@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -153,13 +154,18 @@ class CublasLtProvider final : public cuda::CudaProvider {
     const Analysis& a = analysis(graph);
     const Operation op(a.problem, e.math);
     const auto max = static_cast<std::size_t>(limits.max_plans > 0 ? limits.max_plans : 1);
-    std::vector<PlanSpec> specs;
+    // The heuristic plan comes first whatever the check says of the candidates (the oracle's
+    // baseline; on the H200 every candidate of some algos was refused or adjusted by the check).
+    std::vector<PlanSpec> specs{heuristic_plan(graph, engine)};
     for (const auto& c : candidate_configs(AlgoConfig{.algo = e.algo}, heuristic_configs(e), e.caps)) {
       if (specs.size() >= max) break;
       try {
         const auto algo = make_algo(*handle_, op, c);
         const CheckResult r = check_algo(*handle_, op, algo);
-        if (r.ok && !differs(c, r.actual)) specs.push_back(to_spec(c, e.math));
+        auto spec = to_spec(c, e.math);
+        const bool known = std::any_of(specs.begin(), specs.end(),
+                                       [&](const PlanSpec& s) { return s.name() == spec.name(); });
+        if (r.ok && !differs(c, r.actual) && !known) specs.push_back(std::move(spec));
       } catch (const Unsupported&) {
         // an attribute value the algo refuses: not a candidate
       }

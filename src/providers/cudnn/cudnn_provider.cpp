@@ -105,7 +105,11 @@ class CudnnProvider final : public CudaProvider {
       // where other engines say NOT_SUPPORTED, while the listed engine builds and passes.
       // Nothing has run at config finalize: it is cuDNN refusing the engine, so the row is
       // skipped with cuDNN's own message. A listed engine failing so stays an error.
-      if (e.status == CUDNN_STATUS_EXECUTION_FAILED && !listed_by_heuristic(graph, config.engine))
+      // Batch-norm training and backward on eng3-5 fail so with INTERNAL_ERROR_UNEXPECTED_VALUE
+      // ("matcher_casted == nullptr": no pattern of the engine matched the graph), 2026-12-01.
+      if ((e.status == CUDNN_STATUS_EXECUTION_FAILED ||
+           e.status == CUDNN_STATUS_INTERNAL_ERROR_UNEXPECTED_VALUE) &&
+          !listed_by_heuristic(graph, config.engine))
         throw Unsupported(
             std::string(e.what()) +
             " (an engine the heuristic does not list for this graph: cuDNN refuses its config)" +
