@@ -15,6 +15,7 @@
 #include "providers/cublaslt/lt.hpp"
 #include "providers/cublaslt/problem.hpp"
 #include "providers/cuda/device.hpp"
+#include "providers/graph_cache_key.hpp"
 
 namespace dnnbench {
 
@@ -185,8 +186,7 @@ class CublasLtProvider final : public cuda::CudaProvider {
   // heuristic_plan(), plan_space() and build()).
   const Analysis& analysis(const Graph& graph) {
     if (no_device()) throw Unsupported(*no_device());
-    const std::string key = graph.source_path + "|" + graph.name + "|" +
-                            std::to_string(graph.tensors.size()) + "|" + std::to_string(graph.nodes.size());
+    const std::string key = graph_cache_key(graph);
     if (cached_ && cached_graph_ == &graph && cached_key_ == key) return *cached_;
     ProblemOrReason matched = match_gemm(graph);
     if (!matched.problem) throw Unsupported(matched.reason);

@@ -12,6 +12,7 @@
 #include "providers/cudnn/device.hpp"
 #include "providers/cudnn/engines.hpp"
 #include "providers/cudnn/plan.hpp"
+#include "providers/graph_cache_key.hpp"
 
 namespace dnnbench {
 
@@ -123,8 +124,7 @@ class CudnnProvider final : public CudaProvider {
   // engine heuristic_plan() and build(), so one cached graph saves re-running the heuristic.
   const Analysis& analysis(const Graph& graph) {
     if (no_device()) throw Unsupported(*no_device());
-    const std::string key = graph.source_path + "|" + graph.name + "|" +
-                            std::to_string(graph.tensors.size()) + "|" + std::to_string(graph.nodes.size());
+    const std::string key = graph_cache_key(graph);
     if (cached_ && cached_graph_ == &graph && cached_key_ == key) return *cached_;
     if (!handle_) handle_ = std::make_shared<const Handle>();
     cached_.reset();
