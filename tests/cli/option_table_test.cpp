@@ -41,7 +41,8 @@ std::string state(const RunCommand& c) {
       "min_ms={} max_ms={} cache={} latency={} idle={} batch={} split={} steady_ms={} clock_tol={} seed={} "
       "rtol={} atol={} dump={} samples={} max_graph={} max_memory={} oracle={} aa={} plans={} secs={} "
       "effect={} max_engines={} entry={} total={} heur={} gpu_ref={} calibration={} fill={} fp32_math={} "
-      "replay={} kernels={} csv={} dims={} shard={} mixed={} shared={} rank_timeout={} export_plans={} "
+      "replay={} kernels={} pacing={} csv={} dims={} shard={} mixed={} shared={} rank_timeout={} "
+      "export_plans={} "
       "plans_from={} profile={} profile_dir={}",
       c.graphs, c.providers, c.engines, c.skip_engines, c.ops, c.output, c.verbose, c.quiet, c.progress,
       c.dry_run, c.journal, c.resume, c.isolate, c.timeout_s, o.warmup, opt(o.iters),
@@ -53,9 +54,9 @@ std::string state(const RunCommand& c) {
       o.oracle.aa_self_check, o.oracle.max_plans, o.oracle.max_seconds, o.oracle.min_effect, o.max_engines,
       o.archive.max_entry_bytes, o.archive.max_total_bytes, opt(o.provider_settings.cudnn_heur_mode),
       o.gpu_reference, opt(o.calibration_file), o.fill == FillKind::grid ? "grid" : "full",
-      fp32_math_name(o.fp32_math), o.measure.graph_replay, o.measure.kernel_activity, c.csv, c.dims, c.shard,
-      c.allow_mixed_ranks, c.allow_shared_device, c.rank_timeout_s, c.export_plans, c.plans_from, c.profile,
-      c.profile_dir);
+      fp32_math_name(o.fp32_math), o.measure.graph_replay, o.measure.kernel_activity,
+      pacing_name(o.measure.pacing), c.csv, c.dims, c.shard, c.allow_mixed_ranks, c.allow_shared_device,
+      c.rank_timeout_s, c.export_plans, c.plans_from, c.profile, c.profile_dir);
 }
 
 // A value of the option's kind that differs from its default: as command-line arguments and as a

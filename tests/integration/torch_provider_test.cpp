@@ -60,7 +60,7 @@ TEST(TorchProvider, SampleGraphsPassOrSkipWithAReason) {
     }
   for (const auto& name : kMustPass) EXPECT_EQ(status[name], "success") << name;
   // The graph the tool cannot execute at all is skipped before any provider sees it.
-  EXPECT_EQ(status["unsupported_sdpa"], "skipped");
+  EXPECT_EQ(status["unsupported_block_scale_quantize"], "skipped");
 }
 
 TEST(TorchProvider, EngineNotesNameTheTorchVersionAndWhatTheRunAdds) {
