@@ -84,8 +84,9 @@ TEST(TorchProvider, IsOptInAndNamedByProvider) {
   const auto out = (dir / "default.json").string();
   const auto r = run_torch(run_args({"-g", source_path("graphs/samples/matmul_plain_fp32.json"), "-o", out}));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  for (const auto& row : json::parse(read_text(out))["graphs"][0]["results"])
-    EXPECT_NE(row["provider"], "torch");
+  // The document outlives the loop: a range over a temporary's member would dangle.
+  const auto doc = json::parse(read_text(out));
+  for (const auto& row : doc["graphs"][0]["results"]) EXPECT_NE(row["provider"], "torch");
   const auto engines = run_torch(
       {"list-engines", "-g", source_path("graphs/samples/matmul_plain_fp32.json"), "--provider", "torch"});
   EXPECT_EQ(engines.exit_code, 0) << engines.err;
