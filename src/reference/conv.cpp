@@ -13,8 +13,8 @@
 
 #include "reference/conv_geometry.hpp"
 #include "reference/node_io.hpp"
-#include "tensor/parallel.hpp"
 #include "reference/reference.hpp"
+#include "tensor/parallel.hpp"
 
 namespace dnnbench {
 namespace {

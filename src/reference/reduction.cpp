@@ -7,8 +7,8 @@
 
 #include "reference/broadcast.hpp"
 #include "reference/node_io.hpp"
-#include "tensor/parallel.hpp"
 #include "reference/reference.hpp"
+#include "tensor/parallel.hpp"
 
 namespace dnnbench {
 namespace {

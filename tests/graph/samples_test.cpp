@@ -59,11 +59,10 @@ TEST(SampleGraphs, CoverEveryOpFamily) {
     for (const auto& t : g.tensors) types.insert(t.dtype);
     unsupported = unsupported || !g.unsupported_types().empty();
   }
-  for (OpKind kind :
-       {OpKind::conv_fwd, OpKind::conv_bwd_data, OpKind::conv_bwd_weights, OpKind::matmul, OpKind::pointwise,
-        OpKind::batchnorm_inference, OpKind::batchnorm_training, OpKind::batchnorm_backward,
-        OpKind::layernorm, OpKind::rmsnorm, OpKind::reduction, OpKind::resample, OpKind::sdpa_fwd,
-        OpKind::sdpa_bwd})
+  for (OpKind kind : {OpKind::conv_fwd, OpKind::conv_bwd_data, OpKind::conv_bwd_weights, OpKind::matmul,
+                      OpKind::pointwise, OpKind::batchnorm_inference, OpKind::batchnorm_training,
+                      OpKind::batchnorm_backward, OpKind::layernorm, OpKind::rmsnorm, OpKind::reduction,
+                      OpKind::resample, OpKind::sdpa_fwd, OpKind::sdpa_bwd})
     EXPECT_TRUE(kinds.count(kind)) << op_kind_name(kind);
   for (DataType type : {DataType::f32, DataType::f16, DataType::bf16, DataType::f64})
     EXPECT_TRUE(types.count(type)) << dtype_name(type);

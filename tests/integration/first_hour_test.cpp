@@ -111,8 +111,8 @@ TEST(FirstHour, FailedCalibrationKeepsTheGoodFile) {
   const auto file = dir / "calibration.json";
   std::ofstream(file) << "{\"short_spread\": 0.01}\n";
   // Nothing measurable: the reference provider offers no engine for block-scale quantization.
-  const auto r = run_cli({"calibrate", "-g", sample("unsupported_block_scale_quantize.json"), "--provider", "reference",
-                          "--repeats", "2", "--calibration-file", file.string()});
+  const auto r = run_cli({"calibrate", "-g", sample("unsupported_block_scale_quantize.json"), "--provider",
+                          "reference", "--repeats", "2", "--calibration-file", file.string()});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_TRUE(has(r.err, "left as it was")) << r.err;
   EXPECT_EQ(read_text(file), "{\"short_spread\": 0.01}\n");
@@ -231,7 +231,8 @@ TEST(FirstHour, MisspeltKeysAreLoadErrorsWithASuggestion) {
 
 // A hipDNN type that no provider executes is still a skipped row, not an error.
 TEST(FirstHour, KnownButUnexecutedNodeTypeIsStillSkipped) {
-  const auto r = run_cli(run_args({"-g", sample("unsupported_block_scale_quantize.json"), "--provider", "reference"}));
+  const auto r =
+      run_cli(run_args({"-g", sample("unsupported_block_scale_quantize.json"), "--provider", "reference"}));
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
 }
 

@@ -81,7 +81,8 @@ TEST(RunCommand, VerboseAddsDetailBlocks) {
 TEST(RunCommand, UnsupportedOpIsASkippedRowNotAnError) {
   TempDir dir;
   const auto out = (dir / "r.json").string();
-  const auto r = run_cli(run_args({"-g", source_path("graphs/samples/unsupported_block_scale_quantize.json"), "-o", out}));
+  const auto r = run_cli(
+      run_args({"-g", source_path("graphs/samples/unsupported_block_scale_quantize.json"), "-o", out}));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const auto doc = read_json(out);
   const auto& row = doc["graphs"][0]["results"][0];

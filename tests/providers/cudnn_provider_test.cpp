@@ -106,8 +106,9 @@ void expect_rows_pass(const std::string& name) {
       // An engine that computes fp32 at TF32-like precision without saying so (cuDNN 9.14's
       // eng0 on batched fp32 matmuls: 2.6e-4): the full-precision fill exists to show this, and
       // under --fp32-math strict the row fails. Reported, not hidden; not a dnnbench defect.
-      std::cout << "note: " << engine.id << " on " << name << " computes fp32 below fp32 precision (norm rel error "
-                << row.correctness->norm_rel_error << ") without a numerical note\n";
+      std::cout << "note: " << engine.id << " on " << name
+                << " computes fp32 below fp32 precision (norm rel error " << row.correctness->norm_rel_error
+                << ") without a numerical note\n";
     } else {
       EXPECT_TRUE(row.correctness->passed) << "norm rel error " << row.correctness->norm_rel_error;
     }

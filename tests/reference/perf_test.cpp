@@ -9,8 +9,8 @@
 #include <functional>
 #include <string>
 
-#include "tensor/parallel.hpp"
 #include "reference_test_support.hpp"
+#include "tensor/parallel.hpp"
 
 namespace dnnbench::testing {
 namespace {
