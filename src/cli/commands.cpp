@@ -19,7 +19,9 @@
 
 #include "graph/reader.hpp"
 #include "graph/validate.hpp"
+#include "input/graph_loader.hpp"
 #include "input/import_inputs.hpp"
+#include "input/inputs.hpp"
 #include "providers/registry.hpp"
 #include "report/console_report.hpp"
 #include "report/csv_report.hpp"
@@ -29,8 +31,7 @@
 #include "report/tuning_db.hpp"
 #include "report/tuning_report.hpp"
 #include "run/calibration.hpp"
-#include "run/graph_loader.hpp"
-#include "run/inputs.hpp"
+#include "run/distributed_run.hpp"
 #include "run/interrupt.hpp"
 #include "run/isolation.hpp"
 #include "run/journal.hpp"
@@ -185,14 +186,64 @@ void add_run_options(CLI::App& app, RunCommand& c) {
 }
 
 void add_list_engines_options(CLI::App& app, ListEnginesCommand& c) {
-  app.add_option("-g,--graph", c.graphs, "Graph files or folders (repeat or comma-separate)")
+  app.add_option(
+         "-g,--graph", c.graphs,
+         "Graph files, folders, globs, archives or import sources, as for run (repeat or comma-separate)")
       ->required()
       ->type_name("INPUT");
   app.add_option("--provider", c.providers, "Providers to ask (default: every provider built)")
       ->delimiter(',')
       ->type_name("NAME");
   c.settings.binder = std::make_shared<RunOptionBinder>(
-      app, [](const RunOptionSpec& spec) { return spec.key == "heur_mode"; });
+      app, [](const RunOptionSpec& spec) { return spec.key == "heur_mode" || spec.key == "dims"; });
+}
+
+// What a finished run writes, without MPI and on rank 0 under it: the console summary, the
+// tuning records, the model summary, the JSON and the CSV, in that order, so that an output that
+// cannot be written loses nothing written before it. 0, or kExitError when one failed.
+int write_run_outputs(const RunCommand& c, const SuiteResult& suite,
+                      const std::map<std::string, std::int64_t>& layer_counts) {
+  const auto& options = c.options;
+  print_suite_summary(std::cout, suite);
+  if (!c.export_plans.empty() && !options.dry_run) {
+    try {
+      const auto records = tuning_records(suite);
+      write_tuning_file(c.export_plans, records);
+      if (!c.quiet)
+        fmt::print(std::cout, "Tuning records ({}) written to {}\n", records.size(), c.export_plans);
+    } catch (const std::exception& e) {
+      fmt::print(std::cerr, "dnnbench: --export-plans: {}\n", e.what());
+      return kExitError;
+    }
+  }
+  const auto model = model_summary(suite, layer_counts);
+  if (!options.dry_run) print_model_summary(std::cout, model);
+  if (!c.output.empty() && options.dry_run) {
+    if (!c.quiet) fmt::print(std::cout, "Dry run: nothing written to {}\n", c.output);
+  } else if (!c.output.empty()) {
+    try {
+      auto doc = suite_to_json(suite);
+      if (!model.empty()) doc["model_summary"] = model_summary_to_json(model);
+      write_json_file(c.output, doc);
+      if (!c.quiet) fmt::print(std::cout, "Results written to {}\n", c.output);
+    } catch (const std::exception& e) {
+      fmt::print(std::cerr, "dnnbench: {}\n", e.what());
+      return kExitError;
+    }
+  }
+  // After the JSON, so that a CSV that cannot be written loses nothing.
+  if (!c.csv.empty() && !options.dry_run) {
+    try {
+      std::ostringstream text;
+      write_results_csv(text, suite);
+      write_text_file(c.csv, text.str());
+      if (!c.quiet) fmt::print(std::cout, "CSV written to {}\n", c.csv);
+    } catch (const std::exception& e) {
+      fmt::print(std::cerr, "dnnbench: {}\n", e.what());
+      return kExitError;
+    }
+  }
+  return 0;
 }
 
 int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
@@ -225,6 +276,10 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
     }
   }
   std::optional<ProfileRequest> profile;
+  if (!c.profile.empty() && launcher_world_size() > 1)
+    throw UsageError(
+        "--profile re-runs each row under ncu after the run, one child at a time on this machine's GPU, "
+        "and is not available under mpirun: profile the rows in a run without it (docs/profiling.md)");
   if (!c.profile.empty() && c.child_graph.empty()) {
     try {
       profile = parse_profile_spec(c.profile);
@@ -338,45 +393,7 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
                                             {"directory", profile->directory},
                                             {"tool_path", profile->tool_path},
                                             {"executions", profile->executions}};
-  print_suite_summary(std::cout, suite);
-  if (!c.export_plans.empty() && !options.dry_run) {
-    try {
-      const auto records = tuning_records(suite);
-      write_tuning_file(c.export_plans, records);
-      if (!c.quiet)
-        fmt::print(std::cout, "Tuning records ({}) written to {}\n", records.size(), c.export_plans);
-    } catch (const std::exception& e) {
-      fmt::print(std::cerr, "dnnbench: --export-plans: {}\n", e.what());
-      return kExitError;
-    }
-  }
-  const auto model = model_summary(suite, layer_counts);
-  if (!options.dry_run) print_model_summary(std::cout, model);
-  if (!c.output.empty() && options.dry_run) {
-    if (!c.quiet) fmt::print(std::cout, "Dry run: nothing written to {}\n", c.output);
-  } else if (!c.output.empty()) {
-    try {
-      auto doc = suite_to_json(suite);
-      if (!model.empty()) doc["model_summary"] = model_summary_to_json(model);
-      write_json_file(c.output, doc);
-      if (!c.quiet) fmt::print(std::cout, "Results written to {}\n", c.output);
-    } catch (const std::exception& e) {
-      fmt::print(std::cerr, "dnnbench: {}\n", e.what());
-      return kExitError;
-    }
-  }
-  // After the JSON, so that a CSV that cannot be written loses nothing.
-  if (!c.csv.empty() && !options.dry_run) {
-    try {
-      std::ostringstream text;
-      write_results_csv(text, suite);
-      write_text_file(c.csv, text.str());
-      if (!c.quiet) fmt::print(std::cout, "CSV written to {}\n", c.csv);
-    } catch (const std::exception& e) {
-      fmt::print(std::cerr, "dnnbench: {}\n", e.what());
-      return kExitError;
-    }
-  }
+  if (const auto code = write_run_outputs(c, suite, layer_counts); code != 0) return code;
   return exit_code_for(suite);  // 128 + the signal after a stop, as the JSON's exit_code says
 }
 
@@ -386,7 +403,8 @@ int execute_list_engines(ListEnginesCommand& c) {
   std::vector<std::string> names = c.providers;
   if (names.empty()) names = default_provider_names();
   int status = kExitOk;
-  const auto inputs = expand_graph_inputs(c.graphs);
+  // The inputs `run -g` takes, import sources included (converted as run converts them).
+  const auto inputs = expand_inputs(c.graphs, ArchiveLimits{}, import_options_from(c.settings.dims));
   RunOptions load_options;
   GraphLoader loader(load_options);
   for (const auto& input : inputs.inputs) {

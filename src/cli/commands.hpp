@@ -2,11 +2,14 @@
 // Subcommands of the command line: their options and what they do.
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "report/results.hpp"
 #include "run/isolation.hpp"
 #include "run/run_options.hpp"
 #include "run/suite_runner.hpp"
@@ -64,7 +67,7 @@ struct RunCommand {
 struct ListEnginesCommand {
   std::vector<std::string> graphs;
   std::vector<std::string> providers;
-  RunCommand settings;  // --heur-mode, from the option table
+  RunCommand settings;  // --heur-mode and --dim, from the option table
 };
 
 void add_run_options(CLI::App& app, RunCommand& command);
@@ -74,6 +77,11 @@ int execute_list_engines(ListEnginesCommand& command);
 int execute_list_providers();
 // `dnnbench help [COMMAND]`: the help of the tool, or of one command.
 int execute_help(CLI::App& app, const std::string& command);
+
+// What a finished run writes (console summary, tuning records, model summary, JSON, CSV), without
+// MPI and on rank 0 under it; 0, or kExitError when an output could not be written.
+int write_run_outputs(const RunCommand& command, const SuiteResult& suite,
+                      const std::map<std::string, std::int64_t>& layer_counts);
 
 // For cli/distributed_command.cpp: the run's isolation, journal path and console sink.
 IsolationMode run_isolation(const RunCommand& command);

@@ -7,13 +7,16 @@
 #include <fstream>
 #include <iostream>
 
+#include "cli/import_command.hpp"
 #include "graph/cost.hpp"
+#include "input/graph_loader.hpp"
+#include "input/import_inputs.hpp"
 #include "report/console_report.hpp"
 #include "report/json_report.hpp"
 #include "report/merge.hpp"
+#include "report/peaks.hpp"
 #include "run/distributed_run.hpp"
 #include "run/distribution.hpp"
-#include "run/graph_loader.hpp"
 #include "run/interrupt.hpp"
 #include "run/metadata.hpp"
 #include "run/oracle.hpp"
@@ -40,8 +43,10 @@ std::optional<int> execute_run_under_mpi(RunCommand& c, const std::vector<std::s
         launcher_world_size()));
   auto& options = c.options;
   GraphInputs inputs;
+  std::map<std::string, std::int64_t> layer_counts;  // of imported layers: the model summary
   try {
-    inputs = expand_graph_inputs(c.graphs, options.archive);
+    // As without MPI: model files and command-line lists are converted on every rank alike.
+    inputs = expand_inputs(c.graphs, options.archive, import_options_from(c.dims), &layer_counts);
   } catch (const std::exception& e) {
     // Not fatal here: this rank's inputs then differ from the others', and rank 0 refuses the run.
     fmt::print(std::cerr, "dnnbench: {}\n", e.what());
@@ -81,24 +86,22 @@ std::optional<int> execute_run_under_mpi(RunCommand& c, const std::vector<std::s
         request.journal.empty() ? nlohmann::json(nullptr) : nlohmann::json(request.journal);
     return meta;
   };
-  const auto outcome = run_distributed(*transport, request);
+  auto outcome = run_distributed(*transport, request);
   if (!outcome.message.empty()) fmt::print(std::cerr, "dnnbench: {}\n", outcome.message);
-  if (!root || outcome.exit_code == kExitUsage) return outcome.exit_code;
+  if (!root || outcome.exit_code == kExitUsage) {
+    transport->set_exit_code(outcome.exit_code);
+    return outcome.exit_code;
+  }
   if (const int signal = stop_signal(); signal != 0)
     fmt::print(std::cerr, "dnnbench: stopped by signal {} ({}); writing what finished\n", signal,
                strsignal(signal));
-  print_suite_summary(std::cout, outcome.suite);
-  if (!c.output.empty()) {
-    try {
-      write_json_file(c.output, suite_to_json(outcome.suite));
-      if (!c.quiet) fmt::print(std::cout, "Results written to {}\n", c.output);
-    } catch (const std::exception& e) {
-      fmt::print(std::cerr, "dnnbench: {}\n", e.what());
-      return kExitError;
-    }
-  }
+  // The ranks' devices are alike unless --allow-mixed-ranks: rank 0's then describe every row.
+  if (!c.allow_mixed_ranks) attach_peaks(outcome.suite);
+  const int written = write_run_outputs(c, outcome.suite, layer_counts);
   std::cout.flush();
-  return outcome.exit_code;
+  const int code = written != 0 ? written : outcome.exit_code;
+  transport->set_exit_code(code);
+  return code;
 }
 
 std::optional<std::vector<bool>> shard_inputs(const RunCommand& c, const std::vector<GraphInput>& inputs) {

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "input/inputs.hpp"
 #include "report/results.hpp"
-#include "run/inputs.hpp"
 
 namespace dnnbench {
 

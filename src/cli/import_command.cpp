@@ -9,9 +9,9 @@
 #include "graph/reader.hpp"
 #include "graph/validate.hpp"
 #include "input/import.hpp"
+#include "input/inputs.hpp"
 #include "input/manifest.hpp"
 #include "input/miopen_driver.hpp"
-#include "run/inputs.hpp"
 
 namespace dnnbench {
 namespace {

@@ -3,14 +3,14 @@
 // benchdnn batch files and ONNX models are converted on the fly (into a temporary folder the
 // result owns), and an import manifest (DIR/manifest.json, or DIR itself) stands for its graphs.
 // Each converted graph's input path names its source ("nets.txt:3", "model.onnx:conv1"), so
-// results do. Everything else goes through run/inputs.hpp unchanged.
+// results do. Everything else goes through input/inputs.hpp unchanged.
 #include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "input/import.hpp"
-#include "run/inputs.hpp"
+#include "input/inputs.hpp"
 
 namespace dnnbench {
 

@@ -12,7 +12,7 @@
 #include "graph/errors.hpp"
 #include "graph/reader.hpp"
 #include "graph/validate.hpp"
-#include "run/graph_loader.hpp"
+#include "input/graph_loader.hpp"
 
 namespace dnnbench {
 namespace {

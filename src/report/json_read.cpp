@@ -278,6 +278,11 @@ std::optional<ProfileResult> profile_from_json(const json& p) {
     out.kernels.push_back(std::move(kernel));
   }
   out.kernel_sum_ms = get_opt<double>(p, "kernel_sum_ms");
+  // Absent in results written before the comparison existed.
+  out.ratio_to_cupti = get_opt<double>(p, "ratio_to_cupti");
+  out.same_kernels_as_row = get_opt<bool>(p, "same_kernels_as_row");
+  if (p.contains("kernels_not_in_row"))
+    out.kernels_not_in_row = get<std::vector<std::string>>(p, "kernels_not_in_row");
   out.error = get_opt<std::string>(p, "error");
   return out;
 }

@@ -179,6 +179,9 @@ json profile_to_json(const std::optional<ProfileResult>& p) {
           {"csv_path", opt(p->csv_path)},
           {"kernels", kernels},
           {"kernel_sum_ms", opt(p->kernel_sum_ms)},
+          {"ratio_to_cupti", opt(p->ratio_to_cupti)},
+          {"same_kernels_as_row", opt(p->same_kernels_as_row)},
+          {"kernels_not_in_row", p->kernels_not_in_row},
           {"error", opt(p->error)}};
 }
 

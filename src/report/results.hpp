@@ -189,7 +189,13 @@ struct ProfileResult {
   std::optional<std::string> report_path, csv_path;
   std::vector<ProfiledKernel> kernels;
   std::optional<double> kernel_sum_ms;  // per execution: sum of duration x launches
-  std::optional<std::string> error;     // why there is no profile (the child's failure, ncu's message)
+  // Against the row's own CUPTI record (run/profiler.hpp compare_profile_with_row): kernel_sum_ms
+  // over the median of kernel_sum_stats, and whether ncu saw the kernels the row ran (by name,
+  // grid and block). A profile of other kernels times another plan, whatever its ratio says.
+  std::optional<double> ratio_to_cupti;
+  std::optional<bool> same_kernels_as_row;
+  std::vector<std::string> kernels_not_in_row;  // names ncu saw that the row's kernels[] lacks
+  std::optional<std::string> error;  // why there is no profile (the child's failure, ncu's message)
 };
 
 // Peak figures of a row's device for its graph's data type (report/peaks.hpp), so readers see
@@ -281,7 +287,7 @@ struct GraphResult {
   std::optional<std::string> duplicate_of;
   bool filtered = false;     // left out by --op: not run
   bool interrupted = false;  // cut short by a stop (SIGINT/SIGTERM): holds the rows that finished
-  // Hash of the graph's canonical content (run/graph_loader.hpp): a resumed run reuses rows only
+  // Hash of the graph's canonical content (input/graph_loader.hpp): a resumed run reuses rows only
   // of the same content, and `compare` joins runs by it.
   std::optional<std::string> content_hash;
   // --dump-tensors: the graph's folder there, unique in the suite (run_suite). Not written.

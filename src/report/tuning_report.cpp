@@ -90,9 +90,14 @@ void print_profile_details(std::ostream& out, const RowResult& r) {
                k.shared_memory_bytes ? std::to_string(*k.shared_memory_bytes) : "-",
                fmt::format("{}x{}x{}", k.grid[0], k.grid[1], k.grid[2]),
                fmt::format("{}x{}x{}", k.block[0], k.block[1], k.block[2]), k.name.substr(0, 80));
-  if (p.kernel_sum_ms && r.kernel_sum_stats && r.kernel_sum_stats->median > 0)
+  if (p.kernel_sum_ms && p.ratio_to_cupti && r.kernel_sum_stats)
     fmt::print(out, "      kernel sum: ncu {:.4f} ms vs CUPTI {:.4f} ms ({:+.1f}%)\n", *p.kernel_sum_ms,
-               r.kernel_sum_stats->median, 100 * (*p.kernel_sum_ms / r.kernel_sum_stats->median - 1));
+               r.kernel_sum_stats->median, 100 * (*p.ratio_to_cupti - 1));
+  if (p.same_kernels_as_row && !*p.same_kernels_as_row)
+    fmt::print(out, "      NOT the row's kernels: ncu profiled {}; the row ran {}\n",
+               p.kernels_not_in_row.empty() ? "a subset of them"
+                                            : fmt::format("{}", fmt::join(p.kernels_not_in_row, ", ")),
+               r.kernels.size() == 1 ? r.kernels.front().name : fmt::format("{} kernels", r.kernels.size()));
 }
 
 void print_plans_from_summary(std::ostream& out, const SuiteResult& suite) {

@@ -24,8 +24,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "input/inputs.hpp"
 #include "report/results.hpp"
-#include "run/inputs.hpp"
 #include "run/isolation.hpp"
 #include "run/run_options.hpp"
 #include "run/suite_runner.hpp"
@@ -48,6 +48,9 @@ class Transport {
   virtual void send(int to, const std::string& text) = 0;
   // The next message to this rank, waiting at most timeout_s; nullopt when none came.
   virtual std::optional<TransportMessage> receive(double timeout_s) = 0;
+  // The exit code this process returns once the transport is closed: what it exits with if
+  // closing cannot complete (MpiTransport: a finalize waiting for a dead rank).
+  virtual void set_exit_code(int /*code*/) {}
 };
 
 // Whether this binary has MPI support (CMake found an MPI).

@@ -6,10 +6,10 @@
 #include <set>
 
 #include "graph/cost.hpp"
+#include "input/archive.hpp"
+#include "input/graph_loader.hpp"
 #include "providers/registry.hpp"
-#include "run/archive.hpp"
 #include "run/child_process.hpp"
-#include "run/graph_loader.hpp"
 #include "run/journal.hpp"
 
 namespace dnnbench {

@@ -9,10 +9,11 @@
 #include <cctype>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
-#include "run/archive.hpp"
+#include "input/archive.hpp"
 #include "run/child_process.hpp"
 #include "run/graph_data.hpp"
 
@@ -336,6 +337,27 @@ std::vector<ProfiledKernel> kernels_from_ncu_csv(const std::string& csv, std::in
   return kernels;
 }
 
+void compare_profile_with_row(ProfileResult& profile, const RowResult& row) {
+  if (row.kernel_sum_stats && row.kernel_sum_stats->median > 0 && profile.kernel_sum_ms)
+    profile.ratio_to_cupti = *profile.kernel_sum_ms / row.kernel_sum_stats->median;
+  if (row.kernels.empty() || profile.kernels.empty()) return;
+  // Launch counts are left out: ncu's capture rounds them over few executions, and the kernels'
+  // identity (which plan ran) is the question.
+  const auto key = [](const std::string& name, const std::array<int, 3>& grid,
+                      const std::array<int, 3>& block) {
+    return fmt::format("{} {}x{}x{} {}x{}x{}", name, grid[0], grid[1], grid[2], block[0], block[1], block[2]);
+  };
+  std::set<std::string> in_row, in_profile;
+  for (const auto& k : row.kernels) in_row.insert(key(k.name, k.grid, k.block));
+  profile.kernels_not_in_row.clear();
+  for (const auto& k : profile.kernels) {
+    const auto id = key(k.name, k.grid, k.block);
+    in_profile.insert(id);
+    if (!in_row.count(id)) profile.kernels_not_in_row.push_back(id);
+  }
+  profile.same_kernels_as_row = in_row == in_profile;
+}
+
 void profile_rows(SuiteResult& suite, const std::map<std::string, fs::path>& graph_files,
                   const RunOptions& options, const ProfileRequest& request, bool quiet) {
   std::error_code ec;
@@ -383,6 +405,7 @@ void profile_rows(SuiteResult& suite, const std::map<std::string, fs::path>& gra
         double sum = 0;
         for (const auto& k : p.kernels) sum += k.duration_ms * static_cast<double>(k.launches);
         p.kernel_sum_ms = sum;
+        compare_profile_with_row(p, row);
       } catch (const std::exception& e) {
         p.error = e.what();
       }

@@ -60,6 +60,10 @@ std::vector<std::string> ncu_command(const ProfileRequest& request, const std::s
 // `executions`. Throws std::runtime_error for a CSV without the kernel name or duration column.
 std::vector<ProfiledKernel> kernels_from_ncu_csv(const std::string& csv, std::int64_t executions);
 
+// Fills profile.ratio_to_cupti, same_kernels_as_row and kernels_not_in_row from the row's CUPTI
+// record (kernels[], kernel_sum_stats); leaves them empty where the row has no CUPTI record.
+void compare_profile_with_row(ProfileResult& profile, const RowResult& row);
+
 // Profiles every successful row of the suite; `graph_files` maps a graph_path to the file its
 // child reads. Rows of failed profiles get `profile.error`. Progress lines go to stderr.
 void profile_rows(SuiteResult& suite, const std::map<std::string, std::filesystem::path>& graph_files,

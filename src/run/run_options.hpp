@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "graph/validate.hpp"
+#include "input/archive.hpp"
 #include "measure/steady_state.hpp"
 #include "measure/stopping_rule.hpp"
 #include "providers/registry.hpp"
 #include "report/tuning_db.hpp"
-#include "run/archive.hpp"
 #include "tensor/fill.hpp"
 
 namespace dnnbench {

@@ -9,7 +9,7 @@
 #include <set>
 #include <string>
 
-#include "run/archive.hpp"
+#include "input/archive.hpp"
 
 namespace {
 

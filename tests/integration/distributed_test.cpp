@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <fstream>
 #include <set>
 #include <thread>
 
@@ -48,7 +49,9 @@ std::vector<std::string> without_leak_checks(std::vector<std::string> environmen
 // whatever the ranks return: those tests read the exit code from the results instead.
 std::vector<std::string> mpirun(int ranks, bool recovery = true) {
 #ifdef DNNBENCH_MPIEXEC
-  std::vector<std::string> argv{DNNBENCH_MPIEXEC, "--oversubscribe", "-np", std::to_string(ranks)};
+  // --timeout: a job that hangs (a rank parked in MPI_Finalize, say) fails here, not in CI's limit.
+  std::vector<std::string> argv{DNNBENCH_MPIEXEC,     "--oversubscribe", "--timeout", "240", "-np",
+                                std::to_string(ranks)};
   if (recovery) argv.insert(argv.begin() + 1, "--enable-recovery");
   return argv;
 #else
@@ -396,6 +399,40 @@ TEST_F(Distributed, ShardsMergedGiveTheRowsOfASingleProcessRun) {
   EXPECT_EQ(partial.exit_code, 0);
   EXPECT_NE(partial.err.find("shard 2 of 3 missing"), std::string::npos) << partial.err;
   EXPECT_FALSE(read_json(dir / "part.json").at("complete").get<bool>());
+}
+
+// What a single-process run writes besides the JSON, rank 0 writes too: the CSV and the model
+// summary of an import source (a MIOpenDriver file, converted on every rank alike).
+TEST_F(Distributed, ImportSourcesGiveTheModelSummaryAndTheCsv) {
+  SKIP_WITHOUT_MPI();
+  TempDir dir;
+  std::ofstream(dir / "nets.txt") << "2 conv -n 2 -c 8 -H 8 -W 8 -k 16 -y 3 -x 3 -p 1 -q 1 -F 1\n"
+                                  << "conv -n 2 -c 16 -H 8 -W 8 -k 16 -y 1 -x 1 -F 1\n";
+  auto args = suite_args(dir / "nets.txt", dir / "mpi.json");
+  args.insert(args.end(), {"--csv", (dir / "mpi.csv").string()});
+  const auto r = run_mpi(2, args);
+  ASSERT_TRUE(fs::exists(dir / "mpi.json")) << r.err;
+  const auto doc = read_json(dir / "mpi.json");
+  EXPECT_EQ(doc.at("exit_code"), 0) << r.err;
+  ASSERT_EQ(doc.at("graphs").size(), 2u);
+  EXPECT_EQ(doc["graphs"][0]["graph_path"], (dir / "nets.txt").string() + ":1");
+  ASSERT_TRUE(doc.contains("model_summary")) << doc.dump().substr(0, 400);
+  EXPECT_NE(r.out.find("Model summary"), std::string::npos) << r.out;
+  const auto csv = read_text(dir / "mpi.csv");
+  EXPECT_NE(csv.find("nets.txt:2"), std::string::npos) << csv.substr(0, 400);
+}
+
+TEST_F(Distributed, ProfileIsRefusedUnderMpirun) {
+  SKIP_WITHOUT_MPI();
+  TempDir dir;
+  auto argv = mpirun(2, /*recovery=*/false);
+  argv.push_back(DNNBENCH_BINARY);
+  for (const auto& a : suite_args(suite_, dir / "x.json")) argv.push_back(a);
+  argv.insert(argv.end(), {"--profile", "ncu"});
+  Background run(argv, without_leak_checks(kMpiEnvironment), dir, "mpirun");
+  EXPECT_EQ(run.wait(), 2) << run.err();
+  EXPECT_NE(run.err().find("--profile re-runs each row under ncu"), std::string::npos) << run.err();
+  EXPECT_FALSE(fs::exists(dir / "x.json"));
 }
 
 TEST(DistributedUsage, BadShardIsAUsageError) {

@@ -91,6 +91,23 @@ TEST(ImportCommand, MiopenDriverFileImportsWithCountsAndRuns) {
   EXPECT_EQ(read_json(results)["graphs"][3]["graph_path"], (dir / "nets.txt").string() + ":7");
 }
 
+// list-engines takes the inputs run takes: a source's layers are listed by their file:line.
+TEST(ImportCommand, ListEnginesConvertsSources) {
+  TempDir dir;
+  write_file(dir / "nets.txt", kMiopenLines);
+  const auto r = run_cli({"list-engines", "-g", (dir / "nets.txt").string(), "--provider", "reference"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("(" + (dir / "nets.txt").string() + ":2)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(" + (dir / "nets.txt").string() + ":7)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("reference"), std::string::npos) << r.out;
+  // A bad line is the same one-line error as for run, with the file and the line.
+  write_file(dir / "bad.txt", "conv -n 2 --bogus 3\n");
+  const auto bad = run_cli({"list-engines", "-g", (dir / "bad.txt").string()});
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find((dir / "bad.txt").string() + ":1: unknown flag --bogus"), std::string::npos)
+      << bad.err;
+}
+
 TEST(ImportCommand, BenchdnnBatchFileImportsAndRuns) {
   TempDir dir;
   write_file(dir / "shapes", "mb2ic8ih8oc8kh3ph1n\"res2\"\nmb2ic8ih8oc16kh1sh2n\"down\"\n");

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 #include <algorithm>
 
-#include "run/inputs.hpp"
+#include "input/inputs.hpp"
 #include "run/row_runner.hpp"
 #include "run/suite_runner.hpp"
 

@@ -66,6 +66,46 @@ TEST(NcuCsv, OtherTimeUnitsAreScaledAndMissingColumnsRefused) {
   EXPECT_THROW(kernels_from_ncu_csv("\"Kernel Name\",\"Other\"\n\"\",\"\"\n", 1), std::runtime_error);
 }
 
+TEST(ProfileVsRow, RatioToCuptiAndWhetherNcuSawTheRowsKernels) {
+  RowResult row;
+  row.kernels = {{"conv_kernel<float, 4>", {64, 2, 1}, {128, 1, 1}, 1, 0.0105},
+                 {"reduce", {8, 1, 1}, {256, 1, 1}, 2, 0.0006}};
+  Stats sum;
+  sum.median = 0.0115;
+  row.kernel_sum_stats = sum;
+  auto profile = ProfileResult{};
+  profile.kernels = kernels_from_ncu_csv(kCsv, 3);
+  profile.kernel_sum_ms = 0.011 + 2 * 0.0006;
+  compare_profile_with_row(profile, row);
+  ASSERT_TRUE(profile.ratio_to_cupti.has_value());
+  EXPECT_NEAR(*profile.ratio_to_cupti, 0.0122 / 0.0115, 1e-12);
+  EXPECT_EQ(profile.same_kernels_as_row, true);
+  EXPECT_TRUE(profile.kernels_not_in_row.empty());
+
+  // Another tile shape (grid) under ncu is another plan: named, and the flag is off.
+  row.kernels[0].grid = {32, 2, 1};
+  compare_profile_with_row(profile, row);
+  EXPECT_EQ(profile.same_kernels_as_row, false);
+  ASSERT_EQ(profile.kernels_not_in_row.size(), 1u);
+  EXPECT_EQ(profile.kernels_not_in_row[0], "conv_kernel<float, 4> 64x2x1 128x1x1");
+
+  // A row ncu saw only part of is not the same either.
+  row.kernels[0].grid = {64, 2, 1};
+  row.kernels.push_back({"extra", {1, 1, 1}, {32, 1, 1}, 1, 0.001});
+  compare_profile_with_row(profile, row);
+  EXPECT_EQ(profile.same_kernels_as_row, false);
+  EXPECT_TRUE(profile.kernels_not_in_row.empty());
+
+  // Without CUPTI (--no-kernel-activity) there is nothing to compare with.
+  RowResult bare;
+  ProfileResult alone;
+  alone.kernels = profile.kernels;
+  alone.kernel_sum_ms = 0.0122;
+  compare_profile_with_row(alone, bare);
+  EXPECT_FALSE(alone.ratio_to_cupti.has_value());
+  EXPECT_FALSE(alone.same_kernels_as_row.has_value());
+}
+
 TEST(ProfileSpec, ParsesToolAndSectionsAndRefusesTheRest) {
   const auto plain = parse_profile_spec("ncu");
   EXPECT_EQ(plain.tool, "ncu");

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
@@ -15,6 +16,8 @@ namespace dnnbench {
 namespace {
 
 constexpr int kTag = 18;
+// How long MPI_Finalize may take (its fence is well under a second when every rank is alive).
+constexpr int kFinalizeGraceSeconds = 20;
 
 class MpiTransport final : public Transport {
  public:
@@ -37,8 +40,19 @@ class MpiTransport final : public Transport {
   MpiTransport& operator=(const MpiTransport&) = delete;
   ~MpiTransport() override {
     MPI_Comm_free(&local_);
+    // With a rank killed mid-run (mpirun --enable-recovery), Open MPI 4.1's finalize fence can
+    // wait for the dead rank forever: seen under the ASan preset, both surviving ranks parked in
+    // ompi_mpi_finalize after the results were written. Every message is matched before a rank
+    // finalizes (a worker's last receive is rank 0's "done"), so a finalize that has not returned
+    // after the grace period ends the process with the code it was to exit with. (Skipping the
+    // fence, OMPI_MCA_async_mpi_finalize=1, is no way out: then every job hangs at exit.)
+    std::thread([code = exit_code_] {
+      std::this_thread::sleep_for(std::chrono::seconds(kFinalizeGraceSeconds));
+      std::_Exit(code);
+    }).detach();
     MPI_Finalize();
   }
+  void set_exit_code(int code) override { exit_code_ = code; }
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }
@@ -76,6 +90,7 @@ class MpiTransport final : public Transport {
  private:
   int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1;
   MPI_Comm local_ = MPI_COMM_NULL;
+  int exit_code_ = 0;
   std::mutex receive_mutex_;
 };
 

@@ -1,4 +1,4 @@
-#include "run/archive.hpp"
+#include "input/archive.hpp"
 
 #include <archive.h>
 #include <archive_entry.h>

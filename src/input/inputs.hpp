@@ -2,10 +2,10 @@
 // Expands the -g arguments into the suite's graph inputs, in a deterministic order:
 //   - files as given (a path that does not exist is kept, so that the suite reports it);
 //   - folders recursively (`.json` files, sorted);
-//   - quoted shell globs, `**` included (run/glob.hpp): the `.json` files and archives they
+//   - quoted shell globs, `**` included (input/glob.hpp): the `.json` files and archives they
 //     match, sorted;
 //   - archives (.tar, .tar.gz/.tgz, .tar.xz, .tar.bz2, .zip): their `.json` entries, extracted
-//     safely (run/archive.hpp) into private temporary folders owned by the result.
+//     safely (input/archive.hpp) into private temporary folders owned by the result.
 // An argument may be a comma-separated list. Inputs that cannot become graphs (a refused archive
 // entry, a corrupt archive, a glob matching nothing) are kept with their error, so that the
 // suite reports them as graph errors and goes on.
@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "run/archive.hpp"
+#include "input/archive.hpp"
 
 namespace dnnbench {
 

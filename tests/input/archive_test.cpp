@@ -1,6 +1,6 @@
 // Archive extraction: good archives in every format, and hostile ones written with libarchive's
 // writer: nothing may be written outside the extraction folder, every refusal names the entry.
-#include "run/archive.hpp"
+#include "input/archive.hpp"
 
 #include <gtest/gtest.h>
 

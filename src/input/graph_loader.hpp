@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "graph/graph.hpp"
+#include "input/inputs.hpp"
 #include "report/results.hpp"
-#include "run/inputs.hpp"
 #include "run/run_options.hpp"
 
 namespace dnnbench {

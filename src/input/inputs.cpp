@@ -1,11 +1,11 @@
-#include "run/inputs.hpp"
+#include "input/inputs.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <sstream>
 
-#include "run/glob.hpp"
+#include "input/glob.hpp"
 
 namespace dnnbench {
 namespace {

@@ -1,5 +1,5 @@
 // Expansion of -g arguments: files, folders, globs, archives, comma lists, and their order.
-#include "run/inputs.hpp"
+#include "input/inputs.hpp"
 
 #include <gtest/gtest.h>
 

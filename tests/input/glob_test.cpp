@@ -1,10 +1,10 @@
-#include "run/glob.hpp"
+#include "input/glob.hpp"
 
 #include <gtest/gtest.h>
 
 #include <fstream>
 
-#include "run/archive.hpp"
+#include "input/archive.hpp"
 
 namespace dnnbench {
 namespace {

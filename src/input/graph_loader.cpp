@@ -1,4 +1,4 @@
-#include "run/graph_loader.hpp"
+#include "input/graph_loader.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

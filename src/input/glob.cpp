@@ -1,4 +1,4 @@
-#include "run/glob.hpp"
+#include "input/glob.hpp"
 
 #include <algorithm>
 #include <optional>
