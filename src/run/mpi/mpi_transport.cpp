@@ -48,6 +48,9 @@ class MpiTransport final : public Transport {
     // fence, OMPI_MCA_async_mpi_finalize=1, is no way out: then every job hangs at exit.)
     std::thread([code = exit_code_] {
       std::this_thread::sleep_for(std::chrono::seconds(kFinalizeGraceSeconds));
+      fmt::print(stderr,
+                 "dnnbench: MPI_Finalize did not return in {} s (a rank was lost?); exiting with {}\n",
+                 kFinalizeGraceSeconds, code);
       std::_Exit(code);
     }).detach();
     MPI_Finalize();
