@@ -10,6 +10,14 @@
 #   STAGES="build tests smoke attention" bench/gpu-check.sh     (device tool: carry [".debs"])
 #   STAGES="build919 profile tuning torch gemm" bench/gpu-check.sh
 #
+# The machine goes back 30 s after a call, so a later call usually starts cold: name `build` (and
+# `build919`) in every call; a warm build dir makes them no-ops. Other stages: `lt-tests` (the
+# cuBLASLt gpu tests one by one, with thread stacks when one hangs), `tf32probe` (cuDNN's fp32
+# matmul engine with NVIDIA_TF32_OVERRIDE=0), `attention-rest` (the attention graphs missing from
+# ATTENTION_DONE, a results JSON of an earlier call, then the PyTorch comparison over both).
+# SMOKE_SHARDS (default 4) splits the smoke over that many processes; `torch-samples` runs the
+# torch provider over graphs/samples; TARGETS914 / TARGETS919 build only those targets.
+#
 # Results in $OUT/check.tgz (the .ncu-rep files stay behind: too large to come back).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -38,12 +46,13 @@ trap pack EXIT
 # process loads one libcudnn.so.9) starts first and builds beside the other stages.
 if want build919 && [ -n "$CUDNN919" ]; then
   ( CUDNN_ROOT="$CUDNN919" GPU_RUN_TORCH=1 GPU_RUN_SKIP_TESTS=1 GPU_RUN_SKIP_SMOKE=1 GPU_RUN_BUILD=build/gpu919 \
+      GPU_RUN_TARGETS="${TARGETS919:-}" \
       scripts/gpu-run.sh "$OUT_DIR/build919" > "$OUT_DIR/build919.log" 2>&1 ) &
   b919=$!
 fi
 if want build; then
   stage "build (system cuDNN 9.14)"
-  GPU_RUN_SKIP_TESTS=1 GPU_RUN_SKIP_SMOKE=1 timeout "$(cap 240)" scripts/gpu-run.sh "$OUT_DIR/build" > "$OUT_DIR/gpu-run.log" 2>&1
+  GPU_RUN_SKIP_TESTS=1 GPU_RUN_SKIP_SMOKE=1 GPU_RUN_TARGETS="${TARGETS914:-}" timeout "$(cap 240)" scripts/gpu-run.sh "$OUT_DIR/build" > "$OUT_DIR/gpu-run.log" 2>&1
   echo "build rc $?, warnings: $(grep -c 'warning:' "$OUT_DIR/build/build.log" 2> /dev/null)"
   grep -E "providers built|torch provider|error:" "$OUT_DIR/gpu-run.log" "$OUT_DIR/build/build.log" | head -12
 fi
@@ -57,13 +66,101 @@ if want tests; then
   grep -E "tests passed|\(Failed\)|\(Timeout\)|Skipped|Not Run" "$OUT_DIR/ctest-gpu.log" | tail -16
 fi
 
+# A command under a time limit; if it is still running at the limit, every thread's stack (gdb,
+# where the machine has it) goes to the log before it is killed: a hang then says where.
+with_stacks() {
+  local limit=$1 log=$2; shift 2
+  "$@" > "$log" 2>&1 &
+  local pid=$! t=0
+  while kill -0 "$pid" 2> /dev/null && [ "$t" -lt "$limit" ]; do sleep 1; t=$((t + 1)); done
+  if kill -0 "$pid" 2> /dev/null; then
+    echo "== still running after ${limit} s: stacks" >> "$log"
+    if command -v gdb > /dev/null; then
+      for p in $pid $(pgrep -P "$pid"); do timeout 30 gdb -batch -p "$p" -ex "thread apply all bt 25" >> "$log" 2>&1; done
+    else
+      echo "(no gdb here)" >> "$log"
+    fi
+    kill -9 "$pid" $(pgrep -P "$pid") 2> /dev/null
+  fi
+  wait "$pid"
+}
+
+if want lt-tests; then
+  stage "cuBLASLt gpu tests, one by one"
+  LT=build/gpu/tests/dnnbench_cublaslt_gpu_tests
+  # The same rows through dnnbench itself, by measurement feature, beside the tests: which one
+  # a hang needs (CUPTI kernel records, CUDA-graph replay).
+  ( for mode in default --no-kernel-activity --no-graph-replay; do
+      flags=(); [ "$mode" != default ] && flags=("$mode")
+      timeout 25 "$B" run -g graphs/samples/matmul_batched_bf16.json,graphs/samples/matmul_plain_fp32.json \
+        --provider cublaslt --warmup 1 --iters 3 --isolate none -q "${flags[@]}" -o "$OUT_DIR/lt-ab-$mode.json" \
+        > "$OUT_DIR/lt-ab-$mode.log" 2>&1
+      echo "dnnbench cublaslt matmul rows, $mode: rc $?" >> "$OUT_DIR/lt-ab.txt"
+    done ) &
+  ab=$!
+  for t in $("$LT" --gtest_list_tests | awk '/^[^ ]/{s=$1} /^  /{print s $1}'); do
+    DNNBENCH_TEST_HANG_S=45 with_stacks "$(cap 60)" "$OUT_DIR/lt-$t.log" "$LT" --gtest_filter="$t"
+    echo "$t rc $? ($(grep -c '^\[row\]' "$OUT_DIR/lt-$t.log") rows)"
+  done
+  cat "$OUT_DIR"/lt-*.log > "$OUT_DIR/lt-tests.log" && rm -f "$OUT_DIR"/lt-*.*.log
+  grep -E "FAILED|Failure|still running|== hang" "$OUT_DIR/lt-tests.log" | head -20
+  # The hang's frames in the test binary, by the nearest symbol (the release build has no -g).
+  python3 - "$LT" "$OUT_DIR/lt-tests.log" <<'PY'
+import bisect, re, subprocess, sys
+text = open(sys.argv[2]).read()
+if "== hang" not in text:
+    sys.exit()
+syms = []
+for line in subprocess.run(["nm", "-C", "-n", "--defined-only", sys.argv[1]], capture_output=True, text=True).stdout.splitlines():
+    parts = line.split(" ", 2)
+    if len(parts) == 3 and parts[1] in "tTwW":
+        syms.append((int(parts[0], 16), parts[2]))
+addrs = [a for a, _ in syms]
+for frame in text.split("== hang", 1)[1].splitlines()[1:40]:
+    m = re.search(r"tests\(\+0x([0-9a-f]+)\)", frame)
+    if m and addrs:
+        i = bisect.bisect_right(addrs, int(m.group(1), 16)) - 1
+        print("  ", syms[i][1][:160] if i >= 0 else "?")
+    elif frame.strip():
+        print("  ", frame.strip()[:160])
+PY
+  wait "$ab"; cat "$OUT_DIR/lt-ab.txt"
+fi
+
+if want tf32probe; then
+  stage "cuDNN fp32 matmul with NVIDIA_TF32_OVERRIDE=0"
+  for v in unset 0; do
+    env $([ "$v" = 0 ] && echo NVIDIA_TF32_OVERRIDE=0) timeout "$(cap 30)" "$B" run \
+      -g graphs/samples/matmul_plain_fp32.json,graphs/samples/matmul_batched_fp32.json --provider cudnn \
+      --engine eng0 --warmup 1 --iters 3 --isolate none -q -o "$OUT_DIR/tf32-$v.json" > "$OUT_DIR/tf32-$v.log" 2>&1
+    echo "NVIDIA_TF32_OVERRIDE=$v rc $?"
+    python3 -c "
+import json,sys
+for g in json.load(open(sys.argv[1]))['graphs']:
+    for r in g['results']:
+        c = r.get('correctness') or {}
+        print('  ', g['graph_name'], r['engine_id'], r['status'], r.get('passed'), 'norm rel', c.get('norm_rel_error'))
+" "$OUT_DIR/tf32-$v.json"
+  done
+fi
+
 if want smoke; then
-  stage "samples smoke (cudnn, cublaslt)"
-  timeout "$(cap 180)" "$B" run -g graphs/samples --provider cudnn,cublaslt --warmup 1 --warmup-max-ms 0 --iters 2 \
-    --batch 1 --no-kernel-activity --isolate none -q -o "$OUT_DIR/smoke.json" > "$OUT_DIR/smoke.log" 2>&1
-  echo "smoke rc $?"
-  python3 - "$OUT_DIR/smoke.json.journal.jsonl" <<'PY'
-# From the journal: every finished row, even when the smoke was cut short.
+  stage "samples smoke (cudnn, cublaslt), ${SMOKE_SHARDS:-4} processes"
+  mapfile -t all < <(ls graphs/samples/*.json)
+  n=${SMOKE_SHARDS:-4} pids=()
+  for ((i = 0; i < n; i++)); do
+    shard=()
+    for ((j = i; j < ${#all[@]}; j += n)); do shard+=("${all[j]}"); done
+    timeout "$(cap 200)" "$B" run -g "$(IFS=,; echo "${shard[*]}")" --provider cudnn,cublaslt --warmup 1 --warmup-max-ms 0 \
+      --iters 2 --batch 1 --no-kernel-activity --isolate none -q -o "$OUT_DIR/smoke$i.json" > "$OUT_DIR/smoke$i.log" 2>&1 &
+    pids+=($!)
+  done
+  for p in "${pids[@]}"; do wait "$p"; echo "smoke shard rc $?"; done
+  cat "$OUT_DIR"/smoke[0-9]*.json.journal.jsonl > "$OUT_DIR/smoke.journal.jsonl"
+  cat "$OUT_DIR"/smoke[0-9]*.log > "$OUT_DIR/smoke.log"
+  echo "graphs ${#all[@]}; rows $(grep -c '"row"' "$OUT_DIR/smoke.journal.jsonl")"
+  python3 - "$OUT_DIR/smoke.journal.jsonl" <<'PY'
+# From the journals: every finished row, even when the smoke was cut short.
 import collections, json, sys
 count, best, graphs = collections.Counter(), {}, set()
 for line in open(sys.argv[1]):
@@ -86,6 +183,31 @@ for p in ("cudnn", "cublaslt"):
     nopass = sorted(g for (q, g), v in best.items() if q == p and v != "passed")
     print("smoke %s: %s; graphs without a passing row %d: %s" % (p, c, len(nopass), " ".join(nopass)[:1200]))
 PY
+  rm -f "$OUT_DIR"/smoke[0-9]*
+fi
+
+if want attention-rest; then
+  stage "attention graphs not in ${ATTENTION_DONE:-}, then beside PyTorch (issue 13)"
+  A=graphs/perf/attention
+  rest=$(python3 - "$A" "${ATTENTION_DONE:-/nonexistent}" <<'PY'
+import glob, json, os, sys
+done = set()
+if os.path.exists(sys.argv[2]):
+    done = {g["graph_name"] for g in json.load(open(sys.argv[2]))["graphs"] if g["results"]}
+print(",".join(p for p in sorted(glob.glob(sys.argv[1] + "/*.json")) if os.path.basename(p)[:-5] not in done))
+PY
+)
+  results=()
+  [ -f "${ATTENTION_DONE:-/nonexistent}" ] && results+=(--dnnbench "$ATTENTION_DONE")
+  if [ -n "$rest" ]; then
+    timeout "$(cap 90)" "$B" run -g "$rest" --provider cudnn --max-engines 2 --warmup 3 --min-time-ms 10 --max-time-ms 150 \
+      --isolate none -o "$OUT_DIR/attention-rest.json" > "$OUT_DIR/attention-rest.log" 2>&1
+    echo "attention-rest rc $?"; grep -E "^Summary|cudnn:" "$OUT_DIR/attention-rest.log" | head -4
+    results+=(--dnnbench "$OUT_DIR/attention-rest.json")
+  fi
+  timeout "$(cap 200)" python3 bench/torch_compare.py "$A"/*.json "${results[@]}" --samples 30 --warmup 3 \
+    > "$OUT_DIR/attention-compare.txt" 2>&1
+  echo "torch compare rc $?"; tail -24 "$OUT_DIR/attention-compare.txt"
 fi
 
 if want attention; then
@@ -141,14 +263,18 @@ if want torch && [ -x "$B919" ]; then
   stage "torch provider on CUDA (issue 15)"
   timeout "$(cap 100)" ctest --test-dir build/gpu919 -R "Torch" --output-on-failure --timeout 90 > "$OUT_DIR/ctest-torch.log" 2>&1
   echo "torch tests rc $?"; grep -E "tests passed|\(Failed\)|Skipped" "$OUT_DIR/ctest-torch.log" | tail -8
+fi
+if want torch-samples && [ -x "$B919" ]; then
   timeout "$(cap 90)" "$B919" run -g graphs/samples --provider torch --isolate none --warmup 1 --warmup-max-ms 0 --iters 3 \
     -q -o "$OUT_DIR/torch-samples.json" > "$OUT_DIR/torch-samples.log" 2>&1
   echo "torch samples rc $?"; grep -E "^Summary|torch:" "$OUT_DIR/torch-samples.log" | head -3
 fi
 
 if want gemm; then
-  stage "GEMMs: cudnn, cublaslt, torch.matmul (issue 15)"
+  # The 9.19 build has the torch provider: its rows join cuDNN's and cuBLASLt's in one run.
+  GEMM_B=$B; [ -x "$B919" ] && want build919 && GEMM_B=$B919
+  stage "GEMMs: cudnn, cublaslt, torch.matmul (issue 15), $GEMM_B"
   GRAPHS="$G/decode_m1_k4096_n4096_fp16.json $G/decode_m16_k4096_n4096_fp16.json $G/decode_m64_k4096_n4096_fp16.json \
 $G/decode_m16_k4096_n4096_bf16.json $G/bert_large_qkv_m4096_k1024_n3072_fp16.json $G/llama2_7b_qkv_m2048_k4096_n12288_fp16.json" \
-    ORACLE_PLANS=8 ORACLE_SECONDS=0.5 SAMPLES=20 timeout "$(cap 120)" bench/gemm-compare.sh "$OUT_DIR/gemm" 2>&1 | tail -30
+    ORACLE_PLANS=8 ORACLE_SECONDS=0.5 SAMPLES=20 DNNBENCH="$GEMM_B" timeout "$(cap 120)" bench/gemm-compare.sh "$OUT_DIR/gemm" 2>&1 | tail -30
 fi

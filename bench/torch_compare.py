@@ -271,7 +271,9 @@ def fmt(ms):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("graphs", nargs="+", help="graph JSON files")
-    ap.add_argument("--dnnbench", required=True, help="dnnbench results JSON (run with --provider cudnn --oracle)")
+    ap.add_argument("--dnnbench", required=True, action="append",
+                    help="dnnbench results JSON (run with --provider cudnn --oracle); repeat it for results "
+                         "split over several runs")
     ap.add_argument("--repeat", help="results JSON of the same suite run again (repeat-run check)")
     ap.add_argument("--samples", type=int, default=100, help="timed batches per figure (>= 100)")
     ap.add_argument("--warmup", type=int, default=20)
@@ -280,7 +282,9 @@ def main():
     import torch
     print(f"torch {torch.__version__}, cuDNN {torch.backends.cudnn.version()}, "
           f"{torch.cuda.get_device_name()}; CUDA-graph replays of {GRAPH_CALLS} calls, median of {args.samples}")
-    ours = dnnbench_figures(args.dnnbench)
+    ours = {}
+    for results in args.dnnbench:
+        ours.update(dnnbench_figures(results))
     header = (f"{'graph':<50} {'ootb us':>9} {'best us':>9} {'bm=F us':>9} {'bm=T us':>9} "
               f"{'F/ootb':>7} {'T/best':>7}")
     print(header)
@@ -327,7 +331,7 @@ def main():
               f"over {len(ratio_t)} graphs")
     print("(ratios > 1: dnnbench's plan is faster than PyTorch's)")
     if args.repeat:
-        r = sorted(repeat_ratios(args.dnnbench, args.repeat))
+        r = sorted(repeat_ratios(args.dnnbench[0], args.repeat))
         if r:
             print(f"repeat-run check: {len(r)} rows with kernels > {MIN_REPEAT_KERNEL_MS * 1000:.0f} us, "
                   f"run2/run1 median ratio min {r[0]:.4f} median {quantile(r, 0.5):.4f} "

@@ -32,6 +32,7 @@
 #include "report/tuning_report.hpp"
 #include "run/calibration.hpp"
 #include "run/distributed_run.hpp"
+#include "run/fp32_math_environment.hpp"
 #include "run/interrupt.hpp"
 #include "run/isolation.hpp"
 #include "run/journal.hpp"
@@ -254,6 +255,7 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
   if (c.graphs.empty())
     throw UsageError("no graphs: give -g FILE_OR_FOLDER (or `graphs` in the --config recipe)");
   auto& options = c.options;
+  apply_fp32_math_environment(options.fp32_math);  // before the first provider starts
   options.providers = resolve_providers(c);
   options.engines = c.engines;
   options.skip_engines = c.skip_engines;

@@ -79,14 +79,15 @@ nlohmann::json read_memory_bytes() {
 
 // Prefixes of variables that steer library dispatch, caching or threading.
 constexpr const char* kPrefixes[] = {"ONEDNN_", "DNNL_", "CUDNN_", "CUBLAS", "CUDA_",
-                                     "OMP_",    "KMP_",  "GOMP_",  "MKL_"};
+                                     "NVIDIA_", "OMP_",  "KMP_",   "GOMP_",  "MKL_"};
 // Always reported, null when unset, so that "unset" is visible rather than absent.
 constexpr const char* kAlwaysReported[] = {"OMP_NUM_THREADS",      "OMP_PROC_BIND",
                                            "OMP_PLACES",           "ONEDNN_MAX_CPU_ISA",
                                            "DNNL_MAX_CPU_ISA",     "ONEDNN_PRIMITIVE_CACHE_CAPACITY",
                                            "ONEDNN_VERBOSE",       "ONEDNN_DEFAULT_FPMATH_MODE",
                                            "CUDA_VISIBLE_DEVICES", "CUDNN_LOGLEVEL_DBG",
-                                           "CUBLASLT_LOG_LEVEL",   "DNNBENCH_REFERENCE_THREADS"};
+                                           "CUBLASLT_LOG_LEVEL",   "DNNBENCH_REFERENCE_THREADS",
+                                           "NVIDIA_TF32_OVERRIDE"};
 
 std::string trim(std::string text) {
   const auto first = text.find_first_not_of(" \t\n");

@@ -96,6 +96,17 @@ TEST(Measurement, TimeCapHoldsInWallTimeWithBatches) {
   EXPECT_FALSE(run["start_utc"].get<std::string>().empty());
 }
 
+// A strict run turns TF32 off in NVIDIA's libraries (cuDNN's fp32 matmul engine uses it silently
+// otherwise) and says so in its metadata; a tf32 run leaves the variable alone.
+TEST(Measurement, StrictFp32MathSetsTheTf32OverrideAndTheMetadataShowsIt) {
+  TempDir dir;
+  const auto strict = run_one({}, dir);
+  EXPECT_EQ(strict["metadata"]["environment"]["NVIDIA_TF32_OVERRIDE"], "0");
+  const auto tf32 = run_one({"--fp32-math", "tf32"}, dir);
+  EXPECT_TRUE(tf32["metadata"]["environment"]["NVIDIA_TF32_OVERRIDE"].is_null())
+      << tf32["metadata"]["environment"];
+}
+
 TEST(Measurement, BadMeasurementFlagsExitTwo) {
   for (const auto& flags : std::vector<std::vector<std::string>>{
            {"--cache-mode", "warm"}, {"--batch", "0"}, {"--clock-tolerance", "2"}}) {

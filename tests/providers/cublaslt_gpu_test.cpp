@@ -5,10 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <string>
 
 #include "../support/graph_builder.hpp"
+#include "../support/hang_stack.hpp"
 #include "graph/reader.hpp"
 #include "providers/cublaslt/cublaslt_provider.hpp"
 #include "run/graph_data.hpp"
@@ -18,6 +20,8 @@ namespace dnnbench {
 namespace {
 
 const std::filesystem::path kSamples = std::filesystem::path(DNNBENCH_SOURCE_DIR) / "graphs" / "samples";
+
+[[maybe_unused]] const bool kHangDumpArmed = testing::arm_hang_stack_dump();
 
 bool have_device() {
   return make_cublaslt_provider()->unusable_reason().empty();
@@ -82,6 +86,8 @@ void expect_rows_pass(const Graph& graph, std::size_t max_engines = 4) {
   const auto engines = provider->engines(graph);
   for (std::size_t i = 0; i < std::min(max_engines, engines.size()); ++i) {
     const auto& engine = engines[i];
+    // Progress on stderr: ctest shows it when a row hangs past the test's timeout.
+    std::fprintf(stderr, "[row] %s %s\n", graph.name.c_str(), engine.id.c_str());
     const RowResult row = run_row(data, *provider, *stream, engine, options);
     SCOPED_TRACE(engine.id + " " + row.plan_name.value_or(""));
     if (row.status == RowStatus::skipped) {

@@ -294,5 +294,32 @@ TEST(CublasLtConfigs, CandidatesStartWithTheHeuristicAndVaryOneAttribute) {
   EXPECT_EQ(capability_grid_size(caps), 2u * 2u * 1u * 2u * 2u * std::size(kClusterShapes));
 }
 
+// What cublasLtMatmulAlgoCheck may fill in (attributes left at 0) is the same config; anything
+// it changes that the plan set is another config, so the plan would not be what it is named.
+TEST(CublasLtConfigs, ConfigDiffersOnlyWhereThePlanSetAnAttribute) {
+  const AlgoConfig want{.algo = 6, .tile = 0, .stages = 0, .splitk = 1};
+  AlgoConfig got = want;
+  got.tile = 20, got.stages = 8, got.cluster = 2, got.inner = 1;
+  EXPECT_FALSE(config_differs(want, got));  // undefined attributes resolved
+  got.reduction = 4;
+  EXPECT_FALSE(config_differs(want, got));  // no K split: the scheme means nothing
+  AlgoConfig split = want;
+  split.splitk = 4, split.reduction = 1;
+  AlgoConfig split_got = split;
+  split_got.reduction = 4;
+  EXPECT_TRUE(config_differs(split, split_got));
+  AlgoConfig tiled = want;
+  tiled.tile = 18;
+  AlgoConfig retiled = tiled;
+  retiled.tile = 20;
+  EXPECT_TRUE(config_differs(tiled, retiled));
+  AlgoConfig other = want;
+  other.algo = 7;
+  EXPECT_TRUE(config_differs(want, other));
+  AlgoConfig swizzled = want;
+  swizzled.swizzle = 1;
+  EXPECT_TRUE(config_differs(want, swizzled));
+}
+
 }  // namespace
 }  // namespace dnnbench::cublaslt

@@ -80,6 +80,15 @@ AlgoConfig from_spec(const PlanSpec& spec) {
   return c;
 }
 
+bool config_differs(const AlgoConfig& want, const AlgoConfig& got) {
+  const auto set_and_differs = [](auto w, auto g) { return w != 0 && w != g; };
+  const bool reduction_differs = want.splitk > 1 && want.reduction != got.reduction;
+  return want.algo != got.algo || set_and_differs(want.tile, got.tile) ||
+         set_and_differs(want.stages, got.stages) || want.splitk != got.splitk || reduction_differs ||
+         want.swizzle != got.swizzle || want.custom != got.custom ||
+         set_and_differs(want.cluster, got.cluster) || set_and_differs(want.inner, got.inner);
+}
+
 std::vector<AlgoConfig> candidate_configs(const AlgoConfig& base_in, const std::vector<AlgoConfig>& heuristic,
                                           const AlgoCaps& caps) {
   std::vector<AlgoConfig> out;

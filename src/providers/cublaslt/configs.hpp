@@ -78,6 +78,11 @@ std::vector<AlgoConfig> candidate_configs(const AlgoConfig& base, const std::vec
 // swizzle x custom x cluster), for the engine's note: what the bounded space is drawn from.
 std::uint64_t capability_grid_size(const AlgoCaps& caps);
 
+// True when cuBLASLt would run another config than the one asked for: an attribute the config
+// set came back different from cublasLtMatmulAlgoCheck (attributes left undefined, 0, may be
+// filled in; the reduction scheme means nothing without a K split).
+bool config_differs(const AlgoConfig& want, const AlgoConfig& got);
+
 // Engine order: the algo ids in order of their first heuristic result, then the unranked ids in
 // the order cublasLtMatmulAlgoGetIds returned them.
 std::vector<int> engine_order(const std::vector<int>& ids, const std::vector<int>& heuristic_algos);

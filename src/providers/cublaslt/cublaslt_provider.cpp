@@ -1,7 +1,9 @@
 // engines(): every algo id cuBLASLt lists for the problem's types whose capabilities admit the
 // problem (epilogue, strided batch), ranked algos first in heuristic order; for fp32 data, the
 // same again under CUBLAS_COMPUTE_32F_FAST_TF32 (noted as TF32 math, so --fp32-math strict leaves
-// them out). heuristic_plan(): that algo's first heuristic config, or its default config.
+// them out). heuristic_plan(): that algo's first heuristic config, or for an algo the heuristic
+// did not rank, the first candidate config cublasLtMatmulAlgoCheck accepts (algos with none are
+// not listed; their reason is kept with the refusals).
 // plan_space(): configs.hpp's candidates that cublasLtMatmulAlgoCheck accepts, bounded.
 #include "providers/cublaslt/cublaslt_provider.hpp"
 
@@ -41,18 +43,6 @@ std::vector<std::string> resolved_attributes(const AlgoConfig& want, const AlgoC
   return out;
 }
 
-// True when cuBLASLt would run another config than the one asked for (an attribute the plan set
-// came back different; attributes left undefined may be filled in).
-bool differs(const AlgoConfig& want, const AlgoConfig& got) {
-  const auto set_and_differs = [](auto w, auto g) { return w != 0 && w != g; };
-  // Without a K split there is nothing to reduce: the scheme then means nothing either way.
-  const bool reduction_differs = want.splitk > 1 && want.reduction != got.reduction;
-  return want.algo != got.algo || set_and_differs(want.tile, got.tile) ||
-         set_and_differs(want.stages, got.stages) || want.splitk != got.splitk || reduction_differs ||
-         want.swizzle != got.swizzle || want.custom != got.custom ||
-         set_and_differs(want.cluster, got.cluster) || set_and_differs(want.inner, got.inner);
-}
-
 class LtPlan final : public Plan {
  public:
   LtPlan(std::shared_ptr<const Handle> handle, const GemmProblem& problem, MathMode math,
@@ -64,7 +54,7 @@ class LtPlan final : public Plan {
     algo_ = make_algo(*handle_, op_, config);
     const CheckResult r = check_algo(*handle_, op_, algo_);
     if (!r.ok) throw Unsupported(name_ + ": " + r.reason);
-    if (differs(config, r.actual))
+    if (config_differs(config, r.actual))
       throw Unsupported(
           fmt::format("cuBLASLt would run {} for the requested {}", to_spec(r.actual, math).name(), name_));
     for (const auto& s : resolved_attributes(config, r.actual)) notes_.push_back("cuBLASLt resolved " + s);
@@ -146,7 +136,7 @@ class CublasLtProvider final : public cuda::CudaProvider {
 
   PlanSpec heuristic_plan(const Graph& graph, const EngineInfo& engine) override {
     const EngineEntry& e = entry(graph, engine.id);
-    return to_spec(e.heuristic.empty() ? AlgoConfig{.algo = e.algo} : e.heuristic.front().config, e.math);
+    return to_spec(base_config(e), e.math);
   }
 
   std::vector<PlanSpec> plan_space(const Graph& graph, const EngineInfo& engine,
@@ -158,7 +148,7 @@ class CublasLtProvider final : public cuda::CudaProvider {
     // The heuristic plan comes first whatever the check says of the candidates (the oracle's
     // baseline; on the H200 every candidate of some algos was refused or adjusted by the check).
     std::vector<PlanSpec> specs{heuristic_plan(graph, engine)};
-    for (const auto& c : candidate_configs(AlgoConfig{.algo = e.algo}, heuristic_configs(e), e.caps)) {
+    for (const auto& c : candidate_configs(base_config(e), heuristic_configs(e), e.caps)) {
       if (specs.size() >= max) break;
       try {
         const auto algo = make_algo(*handle_, op, c);
@@ -166,7 +156,7 @@ class CublasLtProvider final : public cuda::CudaProvider {
         auto spec = to_spec(c, e.math);
         const bool known = std::any_of(specs.begin(), specs.end(),
                                        [&](const PlanSpec& s) { return s.name() == spec.name(); });
-        if (r.ok && !differs(c, r.actual) && !known) specs.push_back(std::move(spec));
+        if (r.ok && !config_differs(c, r.actual) && !known) specs.push_back(std::move(spec));
       } catch (const Unsupported&) {
         // an attribute value the algo refuses: not a candidate
       }

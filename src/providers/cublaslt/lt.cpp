@@ -305,6 +305,28 @@ CheckResult check_algo(const Handle& handle, const Operation& op, const cublasLt
   return r;
 }
 
+AlgoConfig base_config(const EngineEntry& e) {
+  if (!e.heuristic.empty()) return e.heuristic.front().config;
+  return e.checked_default.value_or(AlgoConfig{.algo = e.algo});
+}
+
+std::optional<AlgoConfig> first_checked_config(const Handle& handle, const Operation& op, int id,
+                                               const AlgoCaps& caps, std::string& why) {
+  std::size_t tried = 0;
+  for (const auto& c : candidate_configs(AlgoConfig{.algo = id}, {}, caps)) {
+    if (++tried > kMaxDefaultConfigChecks) break;
+    try {
+      const CheckResult r = check_algo(handle, op, make_algo(handle, op, c));
+      if (r.ok && !config_differs(c, r.actual)) return c;
+      if (why.empty()) why = r.ok ? "cuBLASLt adjusts each config it accepts" : r.reason;
+    } catch (const Unsupported& e) {
+      if (why.empty()) why = e.what();
+    }
+  }
+  why = fmt::format("{} tried; first refusal: {}", std::min(tried, kMaxDefaultConfigChecks), why);
+  return std::nullopt;
+}
+
 std::vector<AlgoConfig> heuristic_configs(const EngineEntry& e) {
   std::vector<AlgoConfig> out;
   for (const auto& h : e.heuristic) out.push_back(h.config);
@@ -392,9 +414,23 @@ Analysis analyze(const Handle& handle, const GemmProblem& problem) {
       }
       for (const auto& h : configs)
         if (h.config.algo == id) e.heuristic.push_back(h);
-      const auto candidates = candidate_configs(AlgoConfig{.algo = id}, heuristic_configs(e), e.caps).size();
+      if (e.heuristic.empty()) {
+        std::string why;
+        e.checked_default = first_checked_config(handle, op, id, e.caps, why);
+        if (!e.checked_default) {
+          an.refused.push_back(
+              fmt::format("{}: unranked by the heuristic, and none of its candidate configs "
+                          "passes cublasLtMatmulAlgoCheck ({})",
+                          engine_id(id, math), why));
+          continue;
+        }
+      }
+      const auto candidates = candidate_configs(base_config(e), heuristic_configs(e), e.caps).size();
       e.notes.push_back(fmt::format("compute {}", op.compute_name()));
       e.notes.push_back(fmt::format("heuristic configs: {}", e.heuristic.size()));
+      if (e.checked_default)
+        e.notes.push_back("default config: the first candidate cublasLtMatmulAlgoCheck accepts, " +
+                          to_spec(*e.checked_default, math).name());
       e.notes.push_back(
           fmt::format("plan space: {} candidates: heuristic configs and single-attribute variations (of a "
                       "{}-config capability grid: {} tiles, {} stages, "

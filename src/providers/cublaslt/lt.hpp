@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -99,10 +100,24 @@ struct EngineEntry {
   MathMode math = MathMode::standard;
   AlgoCaps caps;
   std::vector<HeuristicConfig> heuristic;  // this algo's heuristic results, best first
+  // For an algo the heuristic did not rank: the first of its candidate configs that
+  // cublasLtMatmulAlgoCheck accepts unchanged (AlgoInit's default config, with the tile left
+  // undefined, is refused for most algos on the H200). Its heuristic plan and plan-space base.
+  std::optional<AlgoConfig> checked_default;
   std::vector<std::string> notes;
 };
 
 std::vector<AlgoConfig> heuristic_configs(const EngineEntry& engine);
+// The config an engine's heuristic plan runs and its plan space varies: the first heuristic
+// config, else the checked default.
+AlgoConfig base_config(const EngineEntry& engine);
+// Candidates checked for an unranked algo's default before it is given up: every
+// single-attribute variation of AlgoInit's default on the shapes of the sets (~100) fits.
+inline constexpr std::size_t kMaxDefaultConfigChecks = 256;
+// The first of algo `id`'s candidate configs that cublasLtMatmulAlgoCheck accepts unchanged, or
+// nullopt with `why` (how many were tried, and the first refusal).
+std::optional<AlgoConfig> first_checked_config(const Handle& handle, const Operation& op, int id,
+                                               const AlgoCaps& caps, std::string& why);
 
 struct Analysis {
   GemmProblem problem;
