@@ -9,8 +9,11 @@
 namespace dnnbench {
 
 // Loads the module at `path` once (it stays loaded) and calls its `extern "C"` factory
-// `factory` (a function returning a new Provider). Throws std::runtime_error naming the module
-// and the loader's reason when it cannot.
-std::unique_ptr<Provider> load_provider_module(const std::string& path, const char* factory);
+// `factory` (a function returning a new Provider). A module that cannot load (a missing library
+// or symbol: on the H200 a LibTorch module once missed a libfmt symbol) gives a provider named
+// `name` that is unusable with the loader's reason: its rows are skipped with it, and the run's
+// other providers go on. It used to throw, which aborted every isolated child of the run.
+std::unique_ptr<Provider> load_provider_module(const std::string& name, const std::string& path,
+                                               const char* factory);
 
 }  // namespace dnnbench

@@ -36,7 +36,7 @@ const std::vector<ProviderEntry>& provider_registry() {
       // under test; it would double every default run's rows. A module, loaded when asked for.
       {"torch",
        [](const ProviderSettings&) {
-         return load_provider_module(DNNBENCH_TORCH_MODULE, "dnnbench_make_torch_provider");
+         return load_provider_module("torch", DNNBENCH_TORCH_MODULE, "dnnbench_make_torch_provider");
        },
        false},
 #endif

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <set>
 
 #include "../support/graph_builder.hpp"
@@ -319,6 +320,22 @@ TEST(CublasLtConfigs, ConfigDiffersOnlyWhereThePlanSetAnAttribute) {
   AlgoConfig swizzled = want;
   swizzled.swizzle = 1;
   EXPECT_TRUE(config_differs(want, swizzled));
+}
+
+// Some algos report CUSTOM_OPTION_MAX near INT32_MAX on the H200: the space tries a bounded
+// number of options, and the grid size does not overflow.
+TEST(CublasLtConfigs, HugeCustomOptionMaximumIsBounded) {
+  AlgoCaps caps;
+  caps.custom_max = std::numeric_limits<std::int32_t>::max();
+  EXPECT_EQ(custom_options_tried(caps), kMaxCustomOptions);
+  const auto out = candidate_configs(AlgoConfig{.algo = 3}, {}, caps);
+  EXPECT_EQ(out.size(), static_cast<std::size_t>(kMaxCustomOptions));  // the base is custom option 0
+  EXPECT_EQ(out.back().custom, static_cast<std::uint32_t>(kMaxCustomOptions - 1));
+  EXPECT_EQ(capability_grid_size(caps), static_cast<std::uint64_t>(kMaxCustomOptions));
+  caps.custom_max = 2;
+  EXPECT_EQ(custom_options_tried(caps), 3);
+  caps.custom_max = -1;  // an algo that reports nothing: option 0 only
+  EXPECT_EQ(custom_options_tried(caps), 1);
 }
 
 }  // namespace

@@ -129,7 +129,7 @@ std::vector<AlgoConfig> candidate_configs(const AlgoConfig& base_in, const std::
     c.swizzle = base.swizzle ? 0 : 1;
     add(c);
   }
-  for (std::int32_t v = 0; v <= caps.custom_max; ++v) {
+  for (std::int64_t v = 0; v < custom_options_tried(caps); ++v) {
     AlgoConfig c = base;
     c.custom = static_cast<std::uint32_t>(v);
     add(c);
@@ -141,6 +141,11 @@ std::vector<AlgoConfig> candidate_configs(const AlgoConfig& base_in, const std::
       add(c);
     }
   return out;
+}
+
+std::int64_t custom_options_tried(const AlgoCaps& caps) {
+  const std::int64_t reported = std::max<std::int64_t>(caps.custom_max, 0) + 1;  // 0 .. max
+  return std::min<std::int64_t>(reported, kMaxCustomOptions);
 }
 
 std::uint64_t capability_grid_size(const AlgoCaps& caps) {
@@ -156,7 +161,8 @@ std::uint64_t capability_grid_size(const AlgoCaps& caps) {
     splits += std::size(kSplitKFactors) * std::max<std::uint64_t>(schemes, 1);
   }
   return count_nonzero(caps.tiles) * count_nonzero(caps.stages) * splits * (caps.swizzle ? 2 : 1) *
-         static_cast<std::uint64_t>(caps.custom_max + 1) * (caps.clusters ? std::size(kClusterShapes) : 1);
+         static_cast<std::uint64_t>(custom_options_tried(caps)) *
+         (caps.clusters ? std::size(kClusterShapes) : 1);
 }
 
 std::vector<int> engine_order(const std::vector<int>& ids, const std::vector<int>& heuristic_algos) {

@@ -62,6 +62,14 @@ AlgoConfig from_spec(const PlanSpec& spec);
 // (decode-shaped) GEMMs whose m x n tiles cannot fill the SMs; beyond 32 the reduction costs more
 // than the parallelism gains on any shape the sets hold.
 inline constexpr int kSplitKFactors[] = {2, 3, 4, 6, 8, 12, 16, 24, 32};
+// Custom options tried per algo: 0 .. min(CUSTOM_OPTION_MAX, this - 1). On the H200 some algos
+// report a maximum near INT32_MAX (the loop over every value never ended: session 6's hang in
+// CublasLtProvider.MatmulRowsPass); the kernels behind the options are a handful, so the first
+// 16 cover what the heuristic ever picks (its configs name options 0-3).
+inline constexpr std::int32_t kMaxCustomOptions = 16;
+// How many custom options an algo's plan space tries (and its capability grid counts).
+std::int64_t custom_options_tried(const AlgoCaps& caps);
+
 // Cluster shapes tried on sm_90+ (cuBLASLt has no capability attribute listing them, so these are
 // ours: auto and the 1- and 2-CTA shapes, which are the ones Hopper kernels are built for;
 // cublasLtMatmulAlgoCheck drops those an algo refuses).

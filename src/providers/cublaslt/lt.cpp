@@ -305,6 +305,17 @@ CheckResult check_algo(const Handle& handle, const Operation& op, const cublasLt
   return r;
 }
 
+namespace {
+
+// "4", or "16 of 2147483647" where the plan space tries fewer than the algo reports.
+std::string custom_options_label(const AlgoCaps& caps) {
+  const auto tried = custom_options_tried(caps);
+  const auto reported = static_cast<std::int64_t>(caps.custom_max) + 1;
+  return tried < reported ? fmt::format("{} of {}", tried, reported) : fmt::format("{}", tried);
+}
+
+}  // namespace
+
 AlgoConfig base_config(const EngineEntry& e) {
   if (!e.heuristic.empty()) return e.heuristic.front().config;
   return e.checked_default.value_or(AlgoConfig{.algo = e.algo});
@@ -438,7 +449,7 @@ Analysis analyze(const Handle& handle, const GemmProblem& problem) {
                       "cublasLtMatmulAlgoCheck drops those it refuses",
                       candidates, capability_grid_size(e.caps), e.caps.tiles.size(), e.caps.stages.size(),
                       e.caps.splitk ? "yes" : "no", e.caps.reduction_mask, e.caps.swizzle ? "yes" : "no",
-                      e.caps.custom_max + 1, e.caps.clusters ? std::size(kClusterShapes) : 0));
+                      custom_options_label(e.caps), e.caps.clusters ? std::size(kClusterShapes) : 0));
       e.notes.push_back(fmt::format("numerical implementation flags 0x{:x}", e.caps.numerical_flags));
       an.engines.push_back(std::move(e));
     }

@@ -1,4 +1,5 @@
 #include "providers/reference/reference_provider.hpp"
+#include "providers/host_stream.hpp"
 
 #include "reference/reference.hpp"
 #include "tensor/host_tensor.hpp"
@@ -7,11 +8,6 @@ namespace dnnbench {
 namespace {
 
 constexpr const char* kEngineId = "cpu-fp64";
-
-class HostStream final : public Stream {
- public:
-  void synchronize() override {}
-};
 
 // Reads a bound buffer (the tensor's own dtype and strides) as logical values.
 Dense read_bound(const TensorDesc& desc, const void* buffer) {
@@ -68,7 +64,7 @@ class ReferenceProvider final : public Provider {
   std::string version() const override {
     return std::string("dnnbench ") + DNNBENCH_VERSION + " fp64 CPU reference";
   }
-  std::unique_ptr<Stream> make_stream() override { return std::make_unique<HostStream>(); }
+  std::unique_ptr<Stream> make_stream() override { return std::make_unique<SynchronousHostStream>(); }
   std::vector<EngineInfo> engines(const Graph&) override {
     return {{kEngineId, "dnnbench fp64 CPU reference", {"accumulates in fp64", "multithreaded"}}};
   }

@@ -7,6 +7,7 @@
 // Each engine has one plan (no knobs). build() runs the graph once on scratch tensors: "supported"
 // is ATen accepting the ops, dtypes and layouts on this device, and its refusal is the reason.
 #include "providers/torch/torch_provider.hpp"
+#include "providers/host_stream.hpp"
 
 #include <ATen/Context.h>
 #include <ATen/Parallel.h>
@@ -115,11 +116,6 @@ std::string loaded_cudnn() {
   const char* where = dladdr(sym, &info) && info.dli_fname ? info.dli_fname : "?";
   return fmt::format("{}.{}.{} ({})", v / 10000, (v % 10000) / 100, v % 100, where);
 }
-
-class HostStream final : public Stream {
- public:
-  void synchronize() override {}
-};
 
 #ifdef DNNBENCH_TORCH_CUDA
 void cuda_check(cudaError_t err, std::string_view what) {
@@ -330,7 +326,7 @@ class TorchProvider final : public Provider {
 #ifdef DNNBENCH_TORCH_CUDA
     if (cuda_) return std::make_unique<TorchCudaStream>(0);
 #endif
-    return std::make_unique<HostStream>();
+    return std::make_unique<SynchronousHostStream>();
   }
 #ifdef DNNBENCH_TORCH_CUDA
   std::unique_ptr<DeviceBuffer> allocate(std::size_t bytes) override {
