@@ -116,8 +116,13 @@ void print_plans_from_summary(std::ostream& out, const SuiteResult& suite) {
       std::string notes;
       if (p.heuristic_changed) notes += "heuristic changed (was " + p.stored_heuristic + ")";
       for (const auto* plan : {winner, plan_of(p, "stored-heuristic")})
-        if (plan && plan->slower && *plan->slower)
-          notes += (notes.empty() ? "" : "; ") + plan->role + " slower";
+        if (plan && plan->slower && *plan->slower) {
+          // Slower than the same plan was when the file was made: a regression of the library
+          // (or the machine), apart from which of today's plans wins.
+          notes += (notes.empty() ? "" : "; ") + plan->role + " slower than in the file";
+          if (plan->stored_median_ms && plan->today_median_ms)
+            notes += fmt::format(" ({:.4f} -> {:.4f} ms)", *plan->stored_median_ms, *plan->today_median_ms);
+        }
       fmt::print(out, "  {:<28} {:<10} {:<28} {:<28} {:>24} {:<22} {}\n", g.graph_name.substr(0, 28),
                  r.engine_id.value_or("-").substr(0, 10), p.stored_winner.substr(0, 28),
                  p.today_heuristic.substr(0, 28), retimed_cell(winner), p.verdict, notes);
