@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <stdexcept>
 
@@ -321,21 +322,25 @@ AlgoConfig base_config(const EngineEntry& e) {
   return e.checked_default.value_or(AlgoConfig{.algo = e.algo});
 }
 
-std::optional<AlgoConfig> first_checked_config(const Handle& handle, const Operation& op, int id,
-                                               const AlgoCaps& caps, std::string& why) {
-  std::size_t tried = 0;
+CheckedDefault first_checked_config(const Handle& handle, const Operation& op, int id, const AlgoCaps& caps) {
+  CheckedDefault out;
+  std::string first_refusal;
   for (const auto& c : candidate_configs(AlgoConfig{.algo = id}, {}, caps)) {
-    if (++tried > kMaxDefaultConfigChecks) break;
+    if (out.checks == kMaxDefaultConfigChecks) break;
+    ++out.checks;
     try {
       const CheckResult r = check_algo(handle, op, make_algo(handle, op, c));
-      if (r.ok && !config_differs(c, r.actual)) return c;
-      if (why.empty()) why = r.ok ? "cuBLASLt adjusts each config it accepts" : r.reason;
+      if (r.ok && !config_differs(c, r.actual)) {
+        out.config = c;
+        return out;
+      }
+      if (first_refusal.empty()) first_refusal = r.ok ? "cuBLASLt adjusts each config it accepts" : r.reason;
     } catch (const Unsupported& e) {
-      if (why.empty()) why = e.what();
+      if (first_refusal.empty()) first_refusal = e.what();
     }
   }
-  why = fmt::format("{} tried; first refusal: {}", std::min(tried, kMaxDefaultConfigChecks), why);
-  return std::nullopt;
+  out.why = fmt::format("{} tried; first refusal: {}", out.checks, first_refusal);
+  return out;
 }
 
 std::vector<AlgoConfig> heuristic_configs(const EngineEntry& e) {
@@ -351,6 +356,7 @@ std::vector<MathMode> math_modes(const GemmProblem& p) {
 }
 
 Analysis analyze(const Handle& handle, const GemmProblem& problem) {
+  const auto start = std::chrono::steady_clock::now();
   Analysis an;
   an.problem = problem;
   const bool clusters = device_has_clusters();
@@ -425,14 +431,17 @@ Analysis analyze(const Handle& handle, const GemmProblem& problem) {
       }
       for (const auto& h : configs)
         if (h.config.algo == id) e.heuristic.push_back(h);
+      std::size_t default_checks = 0;
       if (e.heuristic.empty()) {
-        std::string why;
-        e.checked_default = first_checked_config(handle, op, id, e.caps, why);
+        const CheckedDefault d = first_checked_config(handle, op, id, e.caps);
+        an.default_checks += d.checks;
+        default_checks = d.checks;
+        e.checked_default = d.config;
         if (!e.checked_default) {
           an.refused.push_back(
               fmt::format("{}: unranked by the heuristic, and none of its candidate configs "
                           "passes cublasLtMatmulAlgoCheck ({})",
-                          engine_id(id, math), why));
+                          engine_id(id, math), d.why));
           continue;
         }
       }
@@ -440,8 +449,9 @@ Analysis analyze(const Handle& handle, const GemmProblem& problem) {
       e.notes.push_back(fmt::format("compute {}", op.compute_name()));
       e.notes.push_back(fmt::format("heuristic configs: {}", e.heuristic.size()));
       if (e.checked_default)
-        e.notes.push_back("default config: the first candidate cublasLtMatmulAlgoCheck accepts, " +
-                          to_spec(*e.checked_default, math).name());
+        e.notes.push_back(fmt::format("default config: the first candidate cublasLtMatmulAlgoCheck accepts "
+                                      "(check {}), {}",
+                                      default_checks, to_spec(*e.checked_default, math).name()));
       e.notes.push_back(
           fmt::format("plan space: {} candidates: heuristic configs and single-attribute variations (of a "
                       "{}-config capability grid: {} tiles, {} stages, "
@@ -454,6 +464,12 @@ Analysis analyze(const Handle& handle, const GemmProblem& problem) {
       an.engines.push_back(std::move(e));
     }
   }
+  an.analysis_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  // Every engine says what listing them cost: it is paid once per graph, outside any row.
+  for (auto& e : an.engines)
+    e.notes.push_back(fmt::format("analysis of the problem: {:.1f} ms, {} AlgoCheck calls on unranked "
+                                  "algos' defaults",
+                                  an.analysis_ms, an.default_checks));
   return an;
 }
 

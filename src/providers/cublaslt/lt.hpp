@@ -114,13 +114,21 @@ AlgoConfig base_config(const EngineEntry& engine);
 // Candidates checked for an unranked algo's default before it is given up: every
 // single-attribute variation of AlgoInit's default on the shapes of the sets (~100) fits.
 inline constexpr std::size_t kMaxDefaultConfigChecks = 256;
-// The first of algo `id`'s candidate configs that cublasLtMatmulAlgoCheck accepts unchanged, or
-// nullopt with `why` (how many were tried, and the first refusal).
-std::optional<AlgoConfig> first_checked_config(const Handle& handle, const Operation& op, int id,
-                                               const AlgoCaps& caps, std::string& why);
+// The first of algo `id`'s candidate configs that cublasLtMatmulAlgoCheck accepts unchanged
+// (none: `why` says how many were tried and the first refusal), and how many checks it took.
+struct CheckedDefault {
+  std::optional<AlgoConfig> config;
+  std::size_t checks = 0;
+  std::string why;
+};
+CheckedDefault first_checked_config(const Handle& handle, const Operation& op, int id, const AlgoCaps& caps);
 
 struct Analysis {
   GemmProblem problem;
+  // What the analysis cost (it runs once per graph, outside any row): AlgoCheck calls spent on
+  // unranked algos' defaults, and the wall time of the whole analysis.
+  std::size_t default_checks = 0;
+  double analysis_ms = 0;
   std::vector<EngineEntry> engines;  // heuristic order per math mode (strict before TF32)
   std::vector<std::string> refused;  // "algo<i>: <reason>"
   std::vector<std::string> heuristic_errors;
