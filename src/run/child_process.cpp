@@ -15,6 +15,7 @@
 #include <stdexcept>
 
 #include "run/interrupt.hpp"
+#include "run/stack_dump.hpp"
 
 namespace dnnbench {
 namespace {
@@ -46,6 +47,31 @@ void keep_tail(std::string& tail, const char* data, std::size_t size, std::size_
   _exit(127);
 }
 
+// How long a timed-out child gets to write its stack before the kill.
+constexpr int kStackWaitMs = 2000;
+
+// Asks the (still running) child for its main thread's stack and reads it from the stderr pipe;
+// what the child wrote before the stack joins the tail.
+std::string request_stack(pid_t pid, int fd, std::string& tail, std::size_t tail_limit) {
+  if (fd < 0 || kill(pid, kStackDumpSignal) != 0) return "";
+  std::string text;
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    const auto waited =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+    if (waited.count() >= kStackWaitMs || text.find(kStackEnd) != std::string::npos) break;
+    pollfd entry{fd, POLLIN, 0};
+    if (poll(&entry, 1, kPollMs) <= 0) continue;
+    char buffer[4096];
+    const auto n = read(fd, buffer, sizeof buffer);
+    if (n <= 0) break;
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+  const auto begin = text.find(kStackBegin);
+  keep_tail(tail, text.data(), begin == std::string::npos ? text.size() : begin, tail_limit);
+  return compact_stack(text);
+}
+
 }  // namespace
 
 std::string ChildOutcome::describe() const {
@@ -55,7 +81,8 @@ std::string ChildOutcome::describe() const {
     case End::signaled:
       return fmt::format("was killed by signal {} ({})", signal, strsignal(signal));
     case End::timed_out:
-      return fmt::format("ran past the {:g} s timeout (--timeout-s) and was killed", timeout_s);
+      return fmt::format("ran past the {:g} s timeout (--timeout-s) and was killed{}", timeout_s,
+                         stack.empty() ? "" : "; it was waiting in: " + stack);
     case End::stopped:
       return "was stopped (the run was interrupted)";
   }
@@ -63,7 +90,9 @@ std::string ChildOutcome::describe() const {
 }
 
 ChildOutcome run_child_process(const std::vector<std::string>& argv, std::optional<double> timeout_s,
-                               std::size_t stderr_tail_bytes, const std::string& stdout_path) {
+                               const ChildOptions& options) {
+  const std::size_t stderr_tail_bytes = options.stderr_tail_bytes;
+  const std::string& stdout_path = options.stdout_path;
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -116,6 +145,8 @@ ChildOutcome run_child_process(const std::vector<std::string>& argv, std::option
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const bool late = timeout_s && elapsed > *timeout_s;
     if (late || stop_requested()) {
+      if (late && options.ask_for_stack)
+        outcome.stack = request_stack(pid, fd, outcome.stderr_tail, stderr_tail_bytes);
       kill(-pid, SIGKILL);
       waitpid(pid, &status, 0);
       outcome.end = late ? ChildOutcome::End::timed_out : ChildOutcome::End::stopped;

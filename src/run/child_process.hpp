@@ -17,14 +17,26 @@ struct ChildOutcome {
   int signal = 0;       // End::signaled
   double timeout_s = 0;
   std::string stderr_tail;  // the last bytes the child wrote to stderr
+  // End::timed_out, when the child was asked for its stack: where its main thread was
+  // (run/stack_dump.hpp's compact form); "" when it gave none.
+  std::string stack;
   // "exited with status 3", "was killed by signal 11 (Segmentation fault)", "ran past the 5 s timeout
-  // and was killed", "was stopped (the run was interrupted)".
+  // and was killed; it was waiting in: ...", "was stopped (the run was interrupted)".
   std::string describe() const;
 };
 
+struct ChildOptions {
+  std::size_t stderr_tail_bytes = 2048;
+  // The child's stdout goes to this file (created or truncated) instead of /dev/null.
+  std::string stdout_path;
+  // At the deadline, send kStackDumpSignal and wait up to 2 s for the stack before the kill: only
+  // for children that install the handler (dnnbench's own isolated children). Any other program
+  // would die of the signal, which is harmless (it is killed anyway) but tells nothing.
+  bool ask_for_stack = false;
+};
+
 // `argv[0]` is the program to execute. Throws std::runtime_error when it cannot be started.
-// `stdout_path`: the child's stdout goes to this file (created or truncated) instead of /dev/null.
 ChildOutcome run_child_process(const std::vector<std::string>& argv, std::optional<double> timeout_s,
-                               std::size_t stderr_tail_bytes = 2048, const std::string& stdout_path = "");
+                               const ChildOptions& options = {});
 
 }  // namespace dnnbench

@@ -11,6 +11,7 @@
 #include "providers/registry.hpp"
 #include "run/child_process.hpp"
 #include "run/journal.hpp"
+#include "run/stack_dump.hpp"
 
 namespace dnnbench {
 namespace {
@@ -23,7 +24,7 @@ RowResult died_in_row(const StartedRow& started, const ChildOutcome& outcome, co
   row.engine_name = started.engine_name;
   row.status = outcome.end == ChildOutcome::End::timed_out ? RowStatus::timeout : RowStatus::error;
   row.error_message =
-      fmt::format("the isolated child process {} in this row{}", outcome.describe(),
+      fmt::format("in this row, the isolated child process {}{}", outcome.describe(),
                   outcome.stderr_tail.empty() ? "" : "; its stderr ended: " + outcome.stderr_tail);
   row.analytical_flops = cost.flops;
   row.analytical_io_bytes = cost.min_bytes;
@@ -51,7 +52,9 @@ class IsolatedExecutor final : public GraphExecutor {
     for (const auto& [key, row] : finished.all()) reported.insert(key);
     std::size_t rows_before = finished.size();
     for (;;) {
-      const auto outcome = run_child_process(argv, timeout_s_);
+      ChildOptions child_options;
+      child_options.ask_for_stack = true;
+      const auto outcome = run_child_process(argv, timeout_s_, child_options);
       Journal report;
       try {
         report = read_journal(journal);
@@ -176,6 +179,7 @@ std::unique_ptr<GraphExecutor> make_isolated_executor(IsolationMode mode, std::o
 }
 
 int run_isolated_child(const ChildRequest& request, const RunOptions& options) {
+  install_stack_dump_handler();  // a timed-out row then says where this child was waiting
   const GraphInput input{request.graph_path, request.graph_file, std::nullopt};
   GraphLoader loader(options);
   GraphResult result;

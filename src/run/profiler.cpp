@@ -392,9 +392,11 @@ void profile_rows(SuiteResult& suite, const std::map<std::string, fs::path>& gra
                           outcome.stderr_tail.empty() ? "" : "; " + outcome.stderr_tail));
         p.report_path = report;
         const auto csv = base + ".csv";
+        ChildOptions to_csv;
+        to_csv.stdout_path = csv;
         const auto exported = run_child_process(
             {request.tool_path, "--import", report, "--csv", "--page", "raw", "--print-units", "base"},
-            request.timeout_s, 2048, csv);
+            request.timeout_s, to_csv);
         if (exported.end != ChildOutcome::End::exited || exported.exit_status != 0)
           throw std::runtime_error(
               fmt::format("ncu --import {}{}", exported.describe(),

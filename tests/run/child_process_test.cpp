@@ -1,4 +1,5 @@
 #include "run/child_process.hpp"
+#include "run/stack_dump.hpp"
 
 #include <gtest/gtest.h>
 
@@ -20,7 +21,10 @@ TEST(ChildProcess, ReportsTheExitStatusAndTheStderrTail) {
 }
 
 TEST(ChildProcess, KeepsOnlyTheTail) {
-  const auto outcome = run_child_process(shell("printf '%05000d' 0 >&2; printf END >&2"), std::nullopt, 64);
+  ChildOptions options;
+  options.stderr_tail_bytes = 64;
+  const auto outcome =
+      run_child_process(shell("printf '%05000d' 0 >&2; printf END >&2"), std::nullopt, options);
   EXPECT_EQ(outcome.stderr_tail.size(), 64u);
   EXPECT_TRUE(outcome.stderr_tail.ends_with("END"));
 }
@@ -37,6 +41,37 @@ TEST(ChildProcess, KillsTheWholeGroupAtTheDeadline) {
   const auto outcome = run_child_process(shell("sleep 30 & sleep 30"), 0.2);
   EXPECT_EQ(outcome.end, ChildOutcome::End::timed_out);
   EXPECT_NE(outcome.describe().find("0.2 s timeout"), std::string::npos) << outcome.describe();
+}
+
+// A child that answers kStackDumpSignal (a shell playing dnnbench's isolated child) has its stack
+// in the timeout's description; what it wrote before the stack stays in the tail.
+TEST(ChildProcess, AskedAtTheDeadlineTheChildSaysWhereItWaited) {
+  const std::string script =
+      "trap 'printf \"== dnnbench: main thread stack\\n"
+      "dnnbench(_ZN8dnnbench11PlanSession7measureERNS_12StoppingRuleEb+0x4c) [0x1]\\n"
+      "== dnnbench: end of stack\\n\" >&2' USR2; echo before >&2; while :; do sleep 0.05; done";
+  ChildOptions options;
+  options.ask_for_stack = true;
+  const auto outcome = run_child_process(shell(script), 0.3, options);
+  EXPECT_EQ(outcome.end, ChildOutcome::End::timed_out);
+  EXPECT_EQ(outcome.stack, "dnnbench::PlanSession::measure");
+  EXPECT_NE(outcome.describe().find("it was waiting in: dnnbench::PlanSession::measure"), std::string::npos)
+      << outcome.describe();
+  EXPECT_NE(outcome.stderr_tail.find("before"), std::string::npos) << outcome.stderr_tail;
+  EXPECT_EQ(outcome.stderr_tail.find("main thread stack"), std::string::npos) << outcome.stderr_tail;
+}
+
+TEST(StackDump, CompactStackDemanglesAndDropsArguments) {
+  const std::string text =
+      std::string("noise\n") + std::string(kStackBegin) +
+      "/lib/x86_64-linux-gnu/libc.so.6(clock_nanosleep+0x65) [0x7f00]\n"
+      "./dnnbench(+0x1308) [0x55b0]\n"
+      "./dnnbench(_ZN8dnnbench11PlanSession7measureERNS_12StoppingRuleEb+0x4c) [0x55d0]\n" +
+      std::string(kStackEnd);
+  EXPECT_EQ(compact_stack(text), "clock_nanosleep < dnnbench+0x1308 < dnnbench::PlanSession::measure");
+  EXPECT_EQ(compact_stack(text, 1), "clock_nanosleep");
+  EXPECT_EQ(compact_stack("no stack here"), "");
+  EXPECT_EQ(compact_stack(std::string(kStackBegin) + "libc.so.6(x+0x1) [0x1]\n"), "") << "no end marker";
 }
 
 TEST(ChildProcess, ReportsAProgramThatCannotStart) {

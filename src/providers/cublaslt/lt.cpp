@@ -449,9 +449,10 @@ Analysis analyze(const Handle& handle, const GemmProblem& problem) {
       e.notes.push_back(fmt::format("compute {}", op.compute_name()));
       e.notes.push_back(fmt::format("heuristic configs: {}", e.heuristic.size()));
       if (e.checked_default)
-        e.notes.push_back(fmt::format("default config: the first candidate cublasLtMatmulAlgoCheck accepts "
-                                      "(check {}), {}",
-                                      default_checks, to_spec(*e.checked_default, math).name()));
+        e.notes.push_back(
+            fmt::format("default config: the first candidate cublasLtMatmulAlgoCheck accepts "
+                        "(check {}), {}",
+                        default_checks, to_spec(*e.checked_default, math).name()));
       e.notes.push_back(
           fmt::format("plan space: {} candidates: heuristic configs and single-attribute variations (of a "
                       "{}-config capability grid: {} tiles, {} stages, "
@@ -464,12 +465,14 @@ Analysis analyze(const Handle& handle, const GemmProblem& problem) {
       an.engines.push_back(std::move(e));
     }
   }
-  an.analysis_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  an.analysis_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   // Every engine says what listing them cost: it is paid once per graph, outside any row.
   for (auto& e : an.engines)
-    e.notes.push_back(fmt::format("analysis of the problem: {:.1f} ms, {} AlgoCheck calls on unranked "
-                                  "algos' defaults",
-                                  an.analysis_ms, an.default_checks));
+    e.notes.push_back(
+        fmt::format("analysis of the problem: {:.1f} ms, {} AlgoCheck calls on unranked "
+                    "algos' defaults",
+                    an.analysis_ms, an.default_checks));
   return an;
 }
 
