@@ -15,7 +15,8 @@
 # cuBLASLt gpu tests one by one, with thread stacks when one hangs), `tf32probe` (cuDNN's fp32
 # matmul engine with NVIDIA_TF32_OVERRIDE=0), `attention-rest` (the attention graphs missing from
 # ATTENTION_DONE, a results JSON of an earlier call, then the PyTorch comparison over both).
-# SMOKE_SHARDS (default 4) splits the smoke over that many processes; `torch-samples` runs the
+# `overhead` (bench/overhead.sh; OVERHEAD_EXTRA) and `ncu-check` (bench/ncu-check.sh; NCU_REPEATS)
+# are issue 12's. SMOKE_SHARDS (default 4) splits the smoke over that many processes; `torch-samples` runs the
 # torch provider over graphs/samples; TARGETS914 / TARGETS919 build only those targets.
 #
 # Results in $OUT/check.tgz (the .ncu-rep files stay behind: too large to come back).
@@ -268,6 +269,16 @@ if want torch-samples && [ -x "$B919" ]; then
   timeout "$(cap 90)" "$B919" run -g graphs/samples --provider torch --isolate none --warmup 1 --warmup-max-ms 0 --iters 3 \
     -q -o "$OUT_DIR/torch-samples.json" > "$OUT_DIR/torch-samples.log" 2>&1
   echo "torch samples rc $?"; grep -E "^Summary|torch:" "$OUT_DIR/torch-samples.log" | head -3
+fi
+
+if want overhead; then
+  stage "overhead: ResNet-50 fp16 forward set, default settings (issue 12)"
+  EXTRA="${OVERHEAD_EXTRA:-}" timeout "$(cap 240)" bench/overhead.sh "$OUT_DIR/overhead" 2>&1 | tail -12
+fi
+
+if want ncu-check; then
+  stage "kernel time vs ncu, ResNet-50 + GEMM fp16 top picks (issue 12)"
+  REPEATS=${NCU_REPEATS:-2} timeout "$(cap 240)" bench/ncu-check.sh "$OUT_DIR/ncu-check" 2>&1 | tail -20
 fi
 
 if want gemm; then
