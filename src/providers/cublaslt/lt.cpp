@@ -295,8 +295,8 @@ CheckResult check_algo(const Handle& handle, const Operation& op, const cublasLt
   const auto status =
       cublasLtMatmulAlgoCheck(handle.get(), op.desc(), op.a(), op.b(), op.c(), op.d(), &algo, &result);
   if (status != CUBLAS_STATUS_SUCCESS || result.state != CUBLAS_STATUS_SUCCESS) {
-    r.reason =
-        "cublasLtMatmulAlgoCheck: " + status_text(status != CUBLAS_STATUS_SUCCESS ? status : result.state);
+    r.status = status != CUBLAS_STATUS_SUCCESS ? status : result.state;
+    r.reason = "cublasLtMatmulAlgoCheck: " + status_text(r.status);
     return r;
   }
   r.ok = true;
@@ -335,6 +335,8 @@ CheckedDefault first_checked_config(const Handle& handle, const Operation& op, i
         return out;
       }
       if (first_refusal.empty()) first_refusal = r.ok ? "cuBLASLt adjusts each config it accepts" : r.reason;
+      // An algo built for another architecture: no config of it runs on this GPU.
+      if (r.status == CUBLAS_STATUS_ARCH_MISMATCH) break;
     } catch (const Unsupported& e) {
       if (first_refusal.empty()) first_refusal = e.what();
     }
