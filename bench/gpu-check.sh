@@ -104,12 +104,12 @@ if want lt-tests; then
     echo "$t rc $? ($(grep -c '^\[row\]' "$OUT_DIR/lt-$t.log") rows)"
   done
   cat "$OUT_DIR"/lt-*.log > "$OUT_DIR/lt-tests.log" && rm -f "$OUT_DIR"/lt-*.*.log
-  grep -E "FAILED|Failure|still running|== hang" "$OUT_DIR/lt-tests.log" | head -20
+  grep -E "FAILED|Failure|still running|main thread stack" "$OUT_DIR/lt-tests.log" | head -20
   # The hang's frames in the test binary, by the nearest symbol (the release build has no -g).
   python3 - "$LT" "$OUT_DIR/lt-tests.log" <<'PY'
 import bisect, re, subprocess, sys
 text = open(sys.argv[2]).read()
-if "== hang" not in text:
+if "main thread stack" not in text:
     sys.exit()
 syms = []
 for line in subprocess.run(["nm", "-C", "-n", "--defined-only", sys.argv[1]], capture_output=True, text=True).stdout.splitlines():
@@ -117,7 +117,7 @@ for line in subprocess.run(["nm", "-C", "-n", "--defined-only", sys.argv[1]], ca
     if len(parts) == 3 and parts[1] in "tTwW":
         syms.append((int(parts[0], 16), parts[2]))
 addrs = [a for a, _ in syms]
-for frame in text.split("== hang", 1)[1].splitlines()[1:40]:
+for frame in text.split("main thread stack", 1)[1].split("end of stack", 1)[0].splitlines()[1:40]:
     m = re.search(r"tests\(\+0x([0-9a-f]+)\)", frame)
     if m and addrs:
         i = bisect.bisect_right(addrs, int(m.group(1), 16)) - 1
