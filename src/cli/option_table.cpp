@@ -312,9 +312,10 @@ std::vector<RunOptionSpec> make_table() {
        .key = "fp32_math",
        .group = kChecking,
        .kind = K::choice,
-       .help = "fp32 graphs: strict (only engines with fp32 arithmetic run; sets NVIDIA_TF32_OVERRIDE=0 unless "
-               "it is set, since cuDNN's fp32 matmul engine otherwise uses TF32 unannounced) or tf32 (engines "
-               "that round fp32 inputs to TF32 run too, judged at the TF32 tolerance; PyTorch's allow_tf32)",
+       .help =
+           "fp32 graphs: strict (only engines with fp32 arithmetic run; sets NVIDIA_TF32_OVERRIDE=0 unless "
+           "it is set, since cuDNN's fp32 matmul engine otherwise uses TF32 unannounced) or tf32 (engines "
+           "that round fp32 inputs to TF32 run too, judged at the TF32 tolerance; PyTorch's allow_tf32)",
        .default_text = std::string(fp32_math_name(d.fp32_math)),
        .choices = {"strict", "tf32"},
        .set =

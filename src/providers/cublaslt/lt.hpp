@@ -82,9 +82,9 @@ AlgoConfig read_algo(const cublasLtMatmulAlgo_t& algo);
 
 struct CheckResult {
   bool ok = false;
-  std::string reason;         // cuBLASLt's status when not ok
+  std::string reason;                             // cuBLASLt's status when not ok
   cublasStatus_t status = CUBLAS_STATUS_SUCCESS;  // that status
-  std::size_t workspace = 0;  // bytes the config needs
+  std::size_t workspace = 0;                      // bytes the config needs
   float waves = 0;
   AlgoConfig actual;  // the config as cublasLtMatmulAlgoCheck returned it
 };
