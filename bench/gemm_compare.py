@@ -62,8 +62,27 @@ def figures(results_path):
             "lt_status": [(r.get("engine_id"), r.get("status"), bool(r.get("passed")),
                            r.get("skip_reason") or r.get("error_message")) for r in lt],
             "lt_oracle": sum(1 for r in lt if r.get("oracle")),
+            "lt_rows": [(r.get("engine_id"), r) for r in lt if r.get("passed")],
         }
     return out, suite
+
+
+def anchor_kernels(torch, fn, calls=5):
+    """The kernels one torch.matmul call launches, by torch.profiler (CUPTI): [(name, mean us)],
+    so the table can say whether cuBLASLt's best plan runs the kernel cuBLAS picked for PyTorch."""
+    from torch.profiler import ProfilerActivity, profile
+    fn()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(calls):
+            fn()
+        torch.cuda.synchronize()
+    out = []
+    for e in prof.key_averages():
+        if e.device_type.name == "CUDA" and e.count >= calls and "Memcpy" not in e.key:
+            total = getattr(e, "device_time_total", None) or getattr(e, "cuda_time_total", 0)
+            out.append((e.key, total / e.count))
+    return out
 
 
 def us(ms):
@@ -99,6 +118,7 @@ def main():
     print(head)
     print("-" * len(head))
     slower, invalid, ratios, vs_cudnn, missing = [], [], [], [], []
+    ran = {}
     for path in args.graphs:
         name = load_graph(path)[0]["name"]
         f = ours.get(name)
@@ -110,6 +130,7 @@ def main():
             try:
                 fn, _ = build_problem(torch, path)
                 anchor, _ = time_ms(torch, fn, args.samples, args.warmup)
+                ran[name] = anchor_kernels(torch, fn)
             except Exception as e:  # one graph's failure must not stop the table
                 print(f"{name:<44} anchor failed: {e}")
         lt_best, lt_plan = f["lt_best"]
@@ -130,6 +151,17 @@ def main():
               f"  {lt_plan or '-'}")
     print("(GPU kernel medians in us; best/anc = cuBLASLt best / torch.matmul anchor, <= 1 means no slower; "
           "cudnn/lt > 1 means cuBLASLt's best is faster than cuDNN's)")
+    # The kernels on each side: torch.matmul's (profiler) and each passed cublaslt row's (CUPTI,
+    # the OOTB plan's kernels[] and kernel sum), so a gap reads as "another kernel" or "same kernel".
+    for name, kernels in ran.items():
+        print(f"kernels {name}: torch.matmul " +
+              " + ".join(f"{k[:60]} {t:.1f}" for k, t in kernels))
+        for eng, row in ours[name]["lt_rows"]:
+            ks = row.get("kernels") or []
+            ksum = (row.get("kernel_sum_stats") or {}).get("median_ms")
+            print(f"    cublaslt {eng} {row.get('plan_name')}: " +
+                  " + ".join(f"{k['name'][:60]} {k['median_ms'] * 1000:.1f}" for k in ks) +
+                  (f" (kernel sum {ksum * 1000:.1f})" if ksum else ""))
     if ratios:
         print(f"cuBLASLt best / anchor: n {len(ratios)}, geomean {statistics.geometric_mean(ratios):.3f}, "
               f"max {max(ratios):.3f}")

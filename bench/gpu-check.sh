@@ -16,7 +16,8 @@
 # matmul engine with NVIDIA_TF32_OVERRIDE=0), `attention-rest` (the attention graphs missing from
 # ATTENTION_DONE, a results JSON of an earlier call, then the PyTorch comparison over both).
 # `overhead` (bench/overhead.sh; OVERHEAD_EXTRA) and `ncu-check` (bench/ncu-check.sh; NCU_REPEATS)
-# are issue 12's. SMOKE_SHARDS (default 4) splits the smoke over that many processes; `torch-samples` runs the
+# are issue 12's; `probe` (bench/kernel_basis_probe.py) is issue 17's. GEMM_ENGINES, GEMM_PLANS
+# and GEMM_SECONDS size the `gemm` stage's oracle. SMOKE_SHARDS (default 4) splits the smoke over that many processes; `torch-samples` runs the
 # torch provider over graphs/samples; TARGETS914 / TARGETS919 build only those targets.
 #
 # Results in $OUT/check.tgz (the .ncu-rep files stay behind: too large to come back).
@@ -262,13 +263,21 @@ fi
 
 if want torch && [ -x "$B919" ]; then
   stage "torch provider on CUDA (issue 15)"
-  timeout "$(cap 100)" ctest --test-dir build/gpu919 -R "Torch" --output-on-failure --timeout 90 > "$OUT_DIR/ctest-torch.log" 2>&1
-  echo "torch tests rc $?"; grep -E "tests passed|\(Failed\)|Skipped" "$OUT_DIR/ctest-torch.log" | tail -8
+  # The short TorchGpu tests first: the sample sweep (TorchProvider.*) takes ~85 s there.
+  timeout "$(cap 60)" ctest --test-dir build/gpu919 -R "TorchGpu" --output-on-failure --timeout 50 > "$OUT_DIR/ctest-torch.log" 2>&1
+  echo "TorchGpu tests rc $?"
+  timeout "$(cap 150)" ctest --test-dir build/gpu919 -R "TorchProvider" --output-on-failure --timeout 140 >> "$OUT_DIR/ctest-torch.log" 2>&1
+  echo "TorchProvider tests rc $?"; grep -E "tests passed|\(Failed\)|\(Timeout\)|Skipped" "$OUT_DIR/ctest-torch.log" | tail -8
 fi
 if want torch-samples && [ -x "$B919" ]; then
   timeout "$(cap 90)" "$B919" run -g graphs/samples --provider torch --isolate none --warmup 1 --warmup-max-ms 0 --iters 3 \
     -q -o "$OUT_DIR/torch-samples.json" > "$OUT_DIR/torch-samples.log" 2>&1
   echo "torch samples rc $?"; grep -E "^Summary|torch:" "$OUT_DIR/torch-samples.log" | head -3
+fi
+
+if want probe; then
+  stage "CUPTI durations after idle gaps, beside ncu (issue 17)"
+  timeout "$(cap 60)" python3 bench/kernel_basis_probe.py 2>&1 | tail -8
 fi
 
 if want overhead; then
@@ -287,5 +296,6 @@ if want gemm; then
   stage "GEMMs: cudnn, cublaslt, torch.matmul (issue 15), $GEMM_B"
   GRAPHS="$G/decode_m1_k4096_n4096_fp16.json $G/decode_m16_k4096_n4096_fp16.json $G/decode_m64_k4096_n4096_fp16.json \
 $G/decode_m16_k4096_n4096_bf16.json $G/bert_large_qkv_m4096_k1024_n3072_fp16.json $G/llama2_7b_qkv_m2048_k4096_n12288_fp16.json" \
-    ORACLE_PLANS=8 ORACLE_SECONDS=0.5 SAMPLES=20 DNNBENCH="$GEMM_B" timeout "$(cap 120)" bench/gemm-compare.sh "$OUT_DIR/gemm" 2>&1 | tail -30
+    MAX_ENGINES=${GEMM_ENGINES:-2} ORACLE_PLANS=${GEMM_PLANS:-8} ORACLE_SECONDS=${GEMM_SECONDS:-0.5} SAMPLES=20 \
+    DNNBENCH="$GEMM_B" timeout "$(cap 240)" bench/gemm-compare.sh "$OUT_DIR/gemm" 2>&1 | tail -50
 fi

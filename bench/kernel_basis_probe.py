@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Probe (issue 12): which timing basis reproduces Nsight Compute's gpu__time_duration? CUPTI
 kernel durations (through torch.profiler) of the same kernels launched back to back, one at a
-time with a synchronize between (no idle sleep), and one at a time after 2 ms idle; beside CUDA
-events per call in a CUDA-graph replay of 20. Compare with bench/duty_cycle_probe.py's ncu run.
+time with a synchronize between (no idle sleep), and one at a time after 2, 20 and 200 ms idle
+(issue 17: does a kernel launched after the long idle gaps of an ncu session run slower, as ncu's
+~5% over CUPTI on the Llama-2 GEMMs suggests?). Compare with bench/duty_cycle_probe.py's ncu run
+and with `--profile ncu` rows.
 
     python3 bench/kernel_basis_probe.py
 """
@@ -12,14 +14,19 @@ import torch
 from torch.profiler import ProfilerActivity, profile
 
 
+IDLE_MS = {"idle": 2, "idle20": 20, "idle200": 200}
+
+
 def cupti_durations(fn, mode, n=60):
+    if mode == "idle200":
+        n = 8
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
         for _ in range(n):
-            if mode == "idle":
+            if mode in IDLE_MS:
                 torch.cuda.synchronize()
-                time.sleep(0.002)
+                time.sleep(IDLE_MS[mode] / 1000)
             fn()
-            if mode in ("sync", "idle"):
+            if mode != "b2b":
                 torch.cuda.synchronize()
         torch.cuda.synchronize()
     ds = sorted(e.device_time for e in prof.events()
@@ -36,19 +43,24 @@ def main():
     w3 = torch.randn(64, 64, 3, 3, device=dev, dtype=torch.half).to(memory_format=torch.channels_last)
     x5 = torch.randn(32, 2048, 7, 7, device=dev, dtype=torch.half).to(memory_format=torch.channels_last)
     w5 = torch.randn(512, 2048, 1, 1, device=dev, dtype=torch.half).to(memory_format=torch.channels_last)
+    q = torch.randn(2048, 4096, device=dev, dtype=torch.half)
+    kv = torch.randn(4096, 12288, device=dev, dtype=torch.half)
     cases = {
+        "gemm 2048x4096x12288 (Llama-2 QKV)": lambda: torch.matmul(q, kv),
         "gemm 4096x4096x11008": lambda: torch.matmul(a, b),
         "conv 1x1 64->64 56^2 N32": lambda: torch.nn.functional.conv2d(x, w),
         "conv 3x3 64->64 56^2 N32": lambda: torch.nn.functional.conv2d(x, w3, padding=1),
         "conv 1x1 2048->512 7^2 N32": lambda: torch.nn.functional.conv2d(x5, w5),
     }
-    print("case | CUPTI back-to-back | CUPTI one at a time (sync) | CUPTI after 2 ms idle (us)", flush=True)
+    modes = ("b2b", "sync", "idle", "idle20", "idle200")
+    print("case | CUPTI back-to-back | one at a time (sync) | after 2 ms idle | after 20 ms | after 200 ms (us)",
+          flush=True)
     for name, fn in cases.items():
         for _ in range(20):
             fn()
         torch.cuda.synchronize()
-        r = [cupti_durations(fn, m) for m in ("b2b", "sync", "idle")]
-        print(f"{name} | {r[0]:.2f} | {r[1]:.2f} | {r[2]:.2f}", flush=True)
+        r = [cupti_durations(fn, m) for m in modes]
+        print(f"{name} | " + " | ".join(f"{v:.2f}" for v in r), flush=True)
 
 
 if __name__ == "__main__":

@@ -48,12 +48,14 @@ TEST(TorchProvider, SampleGraphsPassOrSkipWithAReason) {
   const auto doc = json::parse(read_text(out));
   EXPECT_EQ(doc["summary"]["failed"], 0) << r.out;
   EXPECT_EQ(doc["summary"]["errors"], 0) << r.out;
-  std::map<std::string, std::string> status;
+  // Every status a graph's rows had: on CUDA a graph has several engines (cudnn.benchmark, +tf32),
+  // and a +tf32 engine is skipped under the default strict fp32 math while `eager` passes.
+  std::map<std::string, std::set<std::string>> status;
   for (const auto& g : doc["graphs"])
     for (const auto& row : g["results"]) {
       const std::string name = g["graph_name"];
       EXPECT_EQ(row["provider"], "torch");
-      status[name] = row["status"];
+      status[name].insert(row["status"].get<std::string>());
       if (row["status"] == "success") {
         EXPECT_TRUE(row["correctness"]["passed"].get<bool>()) << name;
       } else {
@@ -61,9 +63,9 @@ TEST(TorchProvider, SampleGraphsPassOrSkipWithAReason) {
         EXPECT_FALSE(row["skip_reason"].get<std::string>().empty()) << name;
       }
     }
-  for (const auto& name : kMustPass) EXPECT_EQ(status[name], "success") << name;
+  for (const auto& name : kMustPass) EXPECT_TRUE(status[name].count("success")) << name;
   // The graph the tool cannot execute at all is skipped before any provider sees it.
-  EXPECT_EQ(status["unsupported_block_scale_quantize"], "skipped");
+  EXPECT_EQ(status["unsupported_block_scale_quantize"], std::set<std::string>{"skipped"});
 }
 
 TEST(TorchProvider, EngineNotesNameTheTorchVersionAndWhatTheRunAdds) {

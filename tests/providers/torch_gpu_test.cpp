@@ -50,7 +50,17 @@ TEST(TorchGpu, ConvolutionRunsOnTheDeviceAndPasses) {
 
 TEST(TorchGpu, MatmulRunsOnTheDeviceAndPasses) {
   if (!torch_on_cuda()) GTEST_SKIP() << "the torch provider has no CUDA device here";
-  EXPECT_EQ(passed_engines(run_torch("matmul_fp16")), (std::set<std::string>{"eager"}));
+  const auto doc = run_torch("matmul_fp16");
+  EXPECT_EQ(passed_engines(doc), (std::set<std::string>{"eager"}));
+  // Timed like cuDNN's and cuBLASLt's rows (providers/cuda/'s stream): CUDA-graph replay, CUPTI
+  // kernel records; and the GEMM writes the bound output itself (no copy kernel after it).
+  const auto& row = doc["graphs"][0]["results"][0];
+  EXPECT_NE(row["timing"]["method"].get<std::string>().find("cuda-graph-replay"), std::string::npos)
+      << row.dump();
+  ASSERT_FALSE(row["kernels"].empty()) << row.dump();
+  EXPECT_FALSE(row["kernel_sum_stats"].is_null()) << row.dump();
+  for (const auto& k : row["kernels"])
+    EXPECT_EQ(k["name"].get<std::string>().find("copy"), std::string::npos) << k;
 }
 
 TEST(TorchGpu, Fp32MatmulRunsTf32OnlyWhenAllowed) {

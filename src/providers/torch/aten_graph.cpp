@@ -6,6 +6,7 @@
 // One translation unit for all families on purpose: LibTorch's headers cost seconds per file.
 #include "providers/torch/aten_graph.hpp"
 
+#include <ATen/ExpandUtils.h>
 #include <ATen/TensorOperators.h>
 #include <ATen/ops/abs.h>
 #include <ATen/ops/amax.h>
@@ -226,6 +227,13 @@ void AtenGraph::put(const Node& node, std::string_view role, const at::Tensor& r
   note("graph outputs: ATen's result tensors copied into the bound buffers (inside the timed region)");
 }
 
+at::Tensor* AtenGraph::direct_output(const Node& node, std::string_view role, at::ScalarType dtype) {
+  const auto uid = node.output(role);
+  if (!uid || graph_.tensor(*uid).is_virtual) return nullptr;
+  auto it = bound_.find(*uid);
+  return it != bound_.end() && it->second.scalar_type() == dtype ? &it->second : nullptr;
+}
+
 void AtenGraph::run_node(const Node& node) {
   // ATen computes in the data's type (fp32 and lower accumulate in fp32): a graph asking for
   // fp64 arithmetic on lower-precision data asks for something ATen would not do.
@@ -320,7 +328,23 @@ void AtenGraph::conv(const Node& node) {
 
 // ---- matmul: batched, batch dims broadcast numpy-style ----
 void AtenGraph::matmul(const Node& node) {
-  put(node, "c", at::matmul(in(node, "a"), in(node, "b")));
+  const at::Tensor& a = in(node, "a");
+  const at::Tensor& b = in(node, "b");
+  // Straight into the bound output where it is what ATen would return (dims and dtype), as
+  // torch.matmul(a, b, out=c) would: the GEMM without a copy kernel after it, which a caller of
+  // torch.matmul does not pay either.
+  if (at::Tensor* out = direct_output(node, "c", a.scalar_type()); out && a.dim() >= 2 && b.dim() >= 2) {
+    std::vector<std::int64_t> batch_a(a.sizes().begin(), a.sizes().end() - 2);
+    std::vector<std::int64_t> batch_b(b.sizes().begin(), b.sizes().end() - 2);
+    std::vector<std::int64_t> sizes = at::infer_size(batch_a, batch_b);
+    sizes.insert(sizes.end(), {a.size(-2), b.size(-1)});
+    if (out->sizes() == at::IntArrayRef(sizes) && b.scalar_type() == a.scalar_type()) {
+      at::matmul_out(*out, a, b);
+      note("matmul: written into the bound output by at::matmul_out");
+      return;
+    }
+  }
+  put(node, "c", at::matmul(a, b));
 }
 
 // ---- pointwise ----

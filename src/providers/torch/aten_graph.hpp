@@ -50,6 +50,9 @@ class AtenGraph {
   // kept (in the tensor's dtype) for a virtual one. A result of the right element count but other
   // dims (statistics: [N, 1] vs [N]) is viewed with the graph's dims.
   void put(const Node& node, std::string_view role, const at::Tensor& result);
+  // The bound tensor of a graph output an op may write in place (an ATen out= call), when the
+  // output is not virtual and has `dtype`; nullptr otherwise.
+  at::Tensor* direct_output(const Node& node, std::string_view role, at::ScalarType dtype);
   void note(const std::string& text);
 
   const Graph& graph_;

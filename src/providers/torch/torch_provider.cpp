@@ -26,6 +26,8 @@
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 #include <cuda_runtime.h>
+
+#include "providers/cuda/device.hpp"
 #endif
 
 namespace dnnbench {
@@ -118,37 +120,8 @@ std::string loaded_cudnn() {
 }
 
 #ifdef DNNBENCH_TORCH_CUDA
-void cuda_check(cudaError_t err, std::string_view what) {
-  if (err != cudaSuccess)
-    throw std::runtime_error(
-        fmt::format("{}: {} ({})", what, cudaGetErrorString(err), cudaGetErrorName(err)));
-}
-
-class EventTimer final : public KernelTimer {
- public:
-  explicit EventTimer(cudaStream_t stream) : stream_(stream) {
-    cuda_check(cudaEventCreate(&start_), "cudaEventCreate");
-    cuda_check(cudaEventCreate(&stop_), "cudaEventCreate");
-  }
-  EventTimer(const EventTimer&) = delete;
-  EventTimer& operator=(const EventTimer&) = delete;
-  ~EventTimer() override {
-    cudaEventDestroy(start_);
-    cudaEventDestroy(stop_);
-  }
-  void start() override { cuda_check(cudaEventRecord(start_, stream_), "cudaEventRecord"); }
-  void stop() override { cuda_check(cudaEventRecord(stop_, stream_), "cudaEventRecord"); }
-  double elapsed_ms() override {
-    cuda_check(cudaEventSynchronize(stop_), "cudaEventSynchronize");
-    float ms = 0;
-    cuda_check(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
-    return ms;
-  }
-
- private:
-  cudaStream_t stream_;
-  cudaEvent_t start_ = nullptr, stop_ = nullptr;
-};
+using cuda::cuda_check;
+using cuda::DeviceMemory;
 
 // A batch captured with PyTorch's own graph capture (at::cuda::CUDAGraph: its caching allocator
 // serves the ops' result tensors from a private pool, as torch.cuda.graph does), replayed on
@@ -167,20 +140,24 @@ class TorchGraphReplay final : public BatchReplay {
   c10::cuda::CUDAStream stream_;
 };
 
+// dnnbench's CUDA stream (providers/cuda/: event timer, L2 flush, gate, CUPTI kernel records,
+// profiler range), the same one cuDNN's and cuBLASLt's rows run on, so torch's rows are timed by
+// the same method; ATen sees it as an external stream. Only capture is torch's own: ops that
+// allocate need at::cuda::CUDAGraph's private memory pool.
 class TorchCudaStream final : public Stream {
  public:
   explicit TorchCudaStream(int device) {
     cuda_check(cudaSetDevice(device), "cudaSetDevice");
-    cuda_check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
-    torch_.emplace(c10::cuda::getStreamFromExternal(stream_, static_cast<c10::DeviceIndex>(device)));
+    base_.emplace();
+    torch_.emplace(c10::cuda::getStreamFromExternal(base_->get(), static_cast<c10::DeviceIndex>(device)));
   }
-  TorchCudaStream(const TorchCudaStream&) = delete;
-  TorchCudaStream& operator=(const TorchCudaStream&) = delete;
-  ~TorchCudaStream() override {
-    if (stream_) cudaStreamDestroy(stream_);
-  }
-  void synchronize() override { cuda_check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize"); }
-  std::unique_ptr<KernelTimer> make_kernel_timer() override { return std::make_unique<EventTimer>(stream_); }
+  void synchronize() override { base_->synchronize(); }
+  std::unique_ptr<KernelTimer> make_kernel_timer() override { return base_->make_kernel_timer(); }
+  std::unique_ptr<CacheFlusher> make_cache_flusher() override { return base_->make_cache_flusher(); }
+  std::unique_ptr<StreamGate> make_gate() override { return base_->make_gate(); }
+  std::unique_ptr<KernelRecorder> make_kernel_recorder() override { return base_->make_kernel_recorder(); }
+  void profiler_start(const std::string& label) override { base_->profiler_start(label); }
+  void profiler_stop() override { base_->profiler_stop(); }
   std::unique_ptr<BatchReplay> capture(const std::function<void()>& enqueue, std::int64_t executions,
                                        std::string& why_not) override {
     auto graph = std::make_unique<at::cuda::CUDAGraph>();
@@ -213,11 +190,11 @@ class TorchCudaStream final : public Stream {
     return *torch_;
   }
   cudaStream_t get() const {
-    return stream_;
+    return base_->get();
   }
 
  private:
-  cudaStream_t stream_ = nullptr;
+  std::optional<cuda::CudaStream> base_;  // created after cudaSetDevice
   std::optional<c10::cuda::CUDAStream> torch_;
 };
 
@@ -227,21 +204,6 @@ TorchCudaStream& cuda_stream_of(Stream& stream) {
   return *s;
 }
 
-class DeviceMemory final : public DeviceBuffer {
- public:
-  explicit DeviceMemory(std::size_t bytes) : bytes_(bytes) {
-    cuda_check(cudaMalloc(&ptr_, std::max<std::size_t>(bytes, 1)), "cudaMalloc");
-  }
-  DeviceMemory(const DeviceMemory&) = delete;
-  DeviceMemory& operator=(const DeviceMemory&) = delete;
-  ~DeviceMemory() override { cudaFree(ptr_); }
-  void* data() override { return ptr_; }
-  std::size_t size() const override { return bytes_; }
-
- private:
-  void* ptr_ = nullptr;
-  std::size_t bytes_ = 0;
-};
 #endif  // DNNBENCH_TORCH_CUDA
 
 bool cuda_usable() {
