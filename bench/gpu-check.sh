@@ -290,6 +290,30 @@ if want ncu-check; then
   REPEATS=${NCU_REPEATS:-2} timeout "$(cap 240)" bench/ncu-check.sh "$OUT_DIR/ncu-check" 2>&1 | tail -20
 fi
 
+if want gap-ab; then
+  # The split-K decode GEMMs' replay time against their kernel sum, with and without CUPTI kernel
+  # records in the process (issue 15: the cuBLASLt rows read ~2 us above cuDNN's first row for the
+  # same two kernels).
+  GAP_B=$B; [ -x "$B919" ] && want build919 && GAP_B=$B919
+  stage "replay vs kernel sum, CUPTI on/off: decode GEMMs (issue 15), $GAP_B"
+  for mode in default --no-kernel-activity; do
+    flags=(); [ "$mode" != default ] && flags=("$mode")
+    timeout "$(cap 60)" "$GAP_B" run -g "$G/decode_m1_k4096_n4096_fp16.json,$G/decode_m16_k4096_n4096_fp16.json" \
+      --provider cudnn,cublaslt,torch --max-engines 1 --isolate none --min-time-ms 5 --max-time-ms 100 -q \
+      "${flags[@]}" -o "$OUT_DIR/gap-$mode.json" > "$OUT_DIR/gap-$mode.log" 2>&1
+    python3 - "$OUT_DIR/gap-$mode.json" "$mode" <<'PY'
+import json, sys
+for g in json.load(open(sys.argv[1]))["graphs"]:
+    for r in g["results"]:
+        gs = (r.get("gpu_kernel_stats") or {}).get("median_ms")
+        ks = (r.get("kernel_sum_stats") or {}).get("median_ms")
+        names = " + ".join(k["name"][:28] for k in r.get("kernels") or [])
+        print(f"{sys.argv[2]:22} {g['graph_name'][:28]:28} {r['provider']:8} {r.get('engine_id')} replay "
+              f"{gs * 1e3 if gs else float('nan'):.2f} ksum {ks * 1e3 if ks else float('nan'):.2f} {names}")
+PY
+  done
+fi
+
 if want gemm; then
   # The 9.19 build has the torch provider: its rows join cuDNN's and cuBLASLt's in one run.
   GEMM_B=$B; [ -x "$B919" ] && want build919 && GEMM_B=$B919

@@ -82,6 +82,12 @@ TEST(ProfileVsRow, RatioToCuptiAndWhetherNcuSawTheRowsKernels) {
   EXPECT_EQ(profile.same_kernels_as_row, true);
   EXPECT_TRUE(profile.kernels_not_in_row.empty());
 
+  // A memset CUPTI recorded beside the kernels is not one ncu could have profiled.
+  row.kernels.push_back({"[memset 4096 bytes]", {}, {}, 1, 0.0008});
+  compare_profile_with_row(profile, row);
+  EXPECT_EQ(profile.same_kernels_as_row, true);
+  row.kernels.pop_back();
+
   // Another tile shape (grid) under ncu is another plan: named, and the flag is off.
   row.kernels[0].grid = {32, 2, 1};
   compare_profile_with_row(profile, row);

@@ -1,6 +1,7 @@
 #include "providers/cuda/kernel_activity.hpp"
 
 #include <dlfcn.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -32,10 +33,32 @@ class Cupti {
   const std::string& error() const { return error_; }
   bool usable() const { return error_.empty(); }
 
-  bool enable() { return enable_(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) == CUPTI_SUCCESS; }
+  // Kernels, and the memsets and copies a plan may enqueue beside them (a library zeroing a
+  // split-K buffer, a framework copying its result into the caller's tensor): GPU time the
+  // execution spends that a kernel-only list would hide.
+  bool enable() {
+    if (!attached_) {
+      if (register_callbacks_(on_request, on_complete) != CUPTI_SUCCESS) return false;
+      attached_ = true;
+    }
+    if (enable_(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS) return false;
+    enable_(CUPTI_ACTIVITY_KIND_MEMSET);
+    enable_(CUPTI_ACTIVITY_KIND_MEMCPY);
+    return true;
+  }
   std::vector<KernelRecord> disable_and_collect() {
     disable_(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    disable_(CUPTI_ACTIVITY_KIND_MEMSET);
+    disable_(CUPTI_ACTIVITY_KIND_MEMCPY);
     flush_all_(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);  // completes every buffer, through on_complete
+    // Detached until the next recording: on the H200, launches measured after CUPTI had been
+    // enabled once in the process lost the overlap of dependent kernels (a split-K GEMM and its
+    // reduce kernel read ~2 us slower per execution in the CUDA-graph replay than the first row
+    // of the same process, with the same kernel durations; bench/RESULTS.md, session 7).
+    if (finalize_) {
+      finalize_();
+      attached_ = false;
+    }
     std::lock_guard lock(mutex_);
     auto out = std::move(records_);
     records_.clear();
@@ -58,18 +81,19 @@ class Cupti {
       error_ = "libcupti.so not found";
       return;
     }
-    auto register_callbacks =
-        symbol<decltype(&cuptiActivityRegisterCallbacks)>("cuptiActivityRegisterCallbacks");
+    register_callbacks_ = symbol<decltype(&cuptiActivityRegisterCallbacks)>("cuptiActivityRegisterCallbacks");
+    finalize_ = symbol<decltype(&cuptiFinalize)>("cuptiFinalize");
     enable_ = symbol<decltype(&cuptiActivityEnable)>("cuptiActivityEnable");
     disable_ = symbol<decltype(&cuptiActivityDisable)>("cuptiActivityDisable");
     flush_all_ = symbol<decltype(&cuptiActivityFlushAll)>("cuptiActivityFlushAll");
     next_record_ = symbol<decltype(&cuptiActivityGetNextRecord)>("cuptiActivityGetNextRecord");
-    if (!register_callbacks || !enable_ || !disable_ || !flush_all_ || !next_record_) {
+    if (!register_callbacks_ || !enable_ || !disable_ || !flush_all_ || !next_record_) {
       error_ = "libcupti lacks the activity API";
       return;
     }
-    if (register_callbacks(on_request, on_complete) != CUPTI_SUCCESS)
+    if (register_callbacks_(on_request, on_complete) != CUPTI_SUCCESS)
       error_ = "cuptiActivityRegisterCallbacks failed (another CUPTI client, e.g. a profiler, holds it)";
+    attached_ = error_.empty();
   }
   template <class F>
   F symbol(const char* name) {
@@ -89,9 +113,21 @@ class Cupti {
     std::lock_guard lock(mutex_);
     CUpti_Activity* record = nullptr;
     while (next_record_(buffer, valid, &record) == CUPTI_SUCCESS) {
+      // The fields read here sit in the prefix every version of each record kind shares.
+      if (record->kind == CUPTI_ACTIVITY_KIND_MEMSET) {
+        const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
+        records_.push_back(
+            KernelRecord{fmt::format("[memset {} bytes]", m->bytes), {}, {}, m->start, m->end});
+        continue;
+      }
+      if (record->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
+        const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
+        records_.push_back(
+            KernelRecord{fmt::format("[memcpy {} bytes]", m->bytes), {}, {}, m->start, m->end});
+        continue;
+      }
       if (record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && record->kind != CUPTI_ACTIVITY_KIND_KERNEL)
         continue;
-      // The fields read here sit in the prefix every kernel-record version shares.
       const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
       records_.push_back(KernelRecord{k->name ? k->name : "?",
                                       {k->gridX, k->gridY, k->gridZ},
@@ -103,6 +139,9 @@ class Cupti {
 
   void* library_ = nullptr;
   std::string error_;
+  decltype(&cuptiActivityRegisterCallbacks) register_callbacks_ = nullptr;
+  decltype(&cuptiFinalize) finalize_ = nullptr;  // absent from old CUPTIs: then CUPTI stays attached
+  bool attached_ = false;
   decltype(&cuptiActivityEnable) enable_ = nullptr;
   decltype(&cuptiActivityDisable) disable_ = nullptr;
   decltype(&cuptiActivityFlushAll) flush_all_ = nullptr;
