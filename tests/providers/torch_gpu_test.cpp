@@ -74,5 +74,32 @@ TEST(TorchGpu, Fp32MatmulRunsTf32OnlyWhenAllowed) {
             (std::set<std::string>{"eager", "eager+tf32"}));
 }
 
+// Attention: ATen's own pick and each SDPA backend forced. Every row passes the reference or is
+// skipped with ATen's reason (flash takes no boolean mask, for one); ATen's pick and the math
+// backend run every mask the graphs have (padding, causal + GQA, bottom-right window).
+TEST(TorchGpu, AttentionRunsOnEachBackendOrSaysWhyNot) {
+  if (!torch_on_cuda()) GTEST_SKIP() << "the torch provider has no CUDA device here";
+  const std::set<std::string> all{"eager", "eager+sdpa=cudnn", "eager+sdpa=flash", "eager+sdpa=efficient",
+                                  "eager+sdpa=math"};
+  for (const std::string graph : {"sdpa_fwd_fp16", "sdpa_fwd_causal_gqa_bf16", "sdpa_fwd_padding_fp16",
+                                  "sdpa_fwd_bottom_right_window_fp16"}) {
+    const auto doc = run_torch(graph);
+    std::set<std::string> engines, passed;
+    for (const auto& row : doc["graphs"][0]["results"]) {
+      engines.insert(row["engine_id"]);
+      if (row["status"] == "success") {
+        EXPECT_TRUE(row["correctness"]["passed"].get<bool>()) << graph << ": " << row.dump();
+        passed.insert(row["engine_id"]);
+      } else {
+        EXPECT_EQ(row["status"], "skipped") << graph << ": " << row.dump();
+        EXPECT_FALSE(row["skip_reason"].get<std::string>().empty()) << graph;
+      }
+    }
+    EXPECT_EQ(engines, all) << graph;
+    EXPECT_TRUE(passed.count("eager")) << graph << ": " << doc.dump();
+    EXPECT_TRUE(passed.count("eager+sdpa=math")) << graph << ": " << doc.dump();
+  }
+}
+
 }  // namespace
 }  // namespace dnnbench::testing

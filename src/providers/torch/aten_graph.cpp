@@ -51,6 +51,12 @@
 #include <ATen/ops/where.h>
 #include <ATen/ops/zeros.h>
 #include <torch/version.h>
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 5)
+#include <ATen/ops/arange.h>
+#include <ATen/ops/full.h>
+#include <ATen/ops/scaled_dot_product_attention.h>
+#include <ATen/ops/zeros_like.h>
+#endif
 #if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
 #include <ATen/ops/rms_norm.h>
 #define DNNBENCH_TORCH_HAS_RMS_NORM 1  // at::rms_norm: PyTorch 2.4 and later
@@ -145,6 +151,7 @@ AtenGraph::AtenGraph(const Graph& graph, at::Device device) : graph_(graph), dev
 }
 
 void AtenGraph::bind(const std::unordered_map<std::int64_t, void*>& buffers) {
+  masks_.clear();
   bound_.clear();
   scalars_.clear();
   for (const auto& t : graph_.tensors) {
@@ -161,6 +168,7 @@ void AtenGraph::bind(const std::unordered_map<std::int64_t, void*>& buffers) {
 }
 
 void AtenGraph::bind_scratch() {
+  masks_.clear();
   bound_.clear();
   scalars_.clear();
   for (const auto& t : graph_.tensors) {
@@ -263,6 +271,8 @@ void AtenGraph::run_node(const Node& node) {
       return reduction(node);
     case OpKind::resample:
       return resample(node);
+    case OpKind::sdpa_fwd:
+      return sdpa(node);
     default:
       throw Unsupported("the torch provider has no ATen lowering of " + node.type);
   }
@@ -623,6 +633,70 @@ void AtenGraph::resample(const Node& node) {
                  : at::avg_pool3d(x, window, stride, padding, false, include_pad);
   }
   put(node, "y", y);
+}
+
+// ---- attention: at::scaled_dot_product_attention (torch 2.5+: scale and enable_gqa) ----
+// The masks a PyTorch user would pass: none, or is_causal for a top-left causal mask alone, or a
+// boolean keep-mask [B|1, 1, Sq, Skv] built with tensor ops from sdpa_mask.hpp's rule (padding
+// from the seq_len tensors, bottom-right shift, left/right bounds) and combined with the graph's
+// attn_mask. The mask is built once per binding (as a user builds it before the loop), at the
+// first run after bind(), which is never a timed one. Rows with no kept key are zeroed, as the
+// reference defines them (ATen's softmax over nothing is NaN).
+void AtenGraph::sdpa(const Node& node) {
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 5)
+  const auto& p = node.as<SdpaParams>();
+  if (node.output("stats"))
+    throw Unsupported("at::scaled_dot_product_attention returns no softmax statistics (the graph's 'stats')");
+  const at::Tensor& q = in(node, "q");
+  const at::Tensor& k = in(node, "k");
+  const at::Tensor& v = in(node, "v");
+  const double scale = p.scale_value ? *p.scale_value : node.input("scale") ? scalar(node, "scale") : 1.0;
+  const at::Tensor* attn_mask = optional_in(node, "attn_mask");
+  const std::int64_t sq = q.size(2), skv = k.size(2);
+  const bool shifted = p.alignment == DiagonalAlignment::bottom_right && sq != skv;
+  const bool causal_only =
+      p.right_bound && *p.right_bound == 0 && !p.left_bound && !shifted && !p.padding_mask;
+  // is_causal takes no attn_mask in ATen: with one, the causal bound joins the built mask.
+  const bool is_causal = causal_only && !attn_mask;
+  const bool built = p.padding_mask || p.left_bound || (p.right_bound && !is_causal);
+  std::optional<at::Tensor> mask;
+  if (attn_mask) mask = *attn_mask;
+  at::Tensor* rows_kept = nullptr;
+  if (built) {
+    auto cached = masks_.find(&node);
+    if (cached == masks_.end()) {
+      const auto opts = at::TensorOptions().dtype(at::kLong).device(device_);
+      const at::Tensor i = at::arange(sq, opts).view({1, 1, sq, 1});
+      const at::Tensor j = at::arange(skv, opts).view({1, 1, 1, skv});
+      at::Tensor len_q = at::full({1, 1, 1, 1}, sq, opts), len_kv = at::full({1, 1, 1, 1}, skv, opts);
+      if (p.padding_mask) {
+        len_q = in(node, "seq_len_q").reshape({-1, 1, 1, 1}).to(at::kLong);
+        len_kv = in(node, "seq_len_kv").reshape({-1, 1, 1, 1}).to(at::kLong);
+      }
+      const at::Tensor shift =
+          p.alignment == DiagonalAlignment::bottom_right ? len_kv - len_q : at::zeros_like(len_q);
+      at::Tensor keep = (i < len_q).logical_and(j < len_kv);
+      if (p.right_bound) keep = keep.logical_and(j <= i + shift + *p.right_bound);
+      if (p.left_bound) keep = keep.logical_and(j > i + shift - *p.left_bound);
+      if (attn_mask && attn_mask->scalar_type() == at::kBool) keep = keep.logical_and(*attn_mask);
+      at::Tensor full_mask = keep;
+      if (attn_mask && attn_mask->scalar_type() != at::kBool)
+        full_mask = at::where(keep, *attn_mask, -std::numeric_limits<double>::infinity()).to(q.scalar_type());
+      cached = masks_.emplace(&node, SdpaMask{full_mask, keep.any(-1, true)}).first;
+      note("attention: the masks as one boolean keep-mask (tensor ops, built once per binding)");
+    }
+    mask = cached->second.mask;
+    rows_kept = &cached->second.rows_kept;
+  }
+  const bool gqa = k.size(1) != q.size(1) || v.size(1) != q.size(1);
+  at::Tensor o = at::scaled_dot_product_attention(q, k, v, mask, 0.0, is_causal, scale, gqa);
+  if (rows_kept) o = o.masked_fill(rows_kept->logical_not(), 0);
+  put(node, "o", o);
+#else
+  (void)node;
+  throw Unsupported(std::string("torch ") + TORCH_VERSION +
+                    " has no at::scaled_dot_product_attention with scale and enable_gqa (torch 2.5+)");
+#endif
 }
 
 }  // namespace dnnbench::torch_provider

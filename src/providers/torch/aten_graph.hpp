@@ -42,6 +42,7 @@ class AtenGraph {
   void rmsnorm(const Node& node);
   void reduction(const Node& node);
   void resample(const Node& node);
+  void sdpa(const Node& node);
 
   const at::Tensor& in(const Node& node, std::string_view role) const;
   const at::Tensor* optional_in(const Node& node, std::string_view role) const;
@@ -61,6 +62,12 @@ class AtenGraph {
   std::unordered_map<std::int64_t, at::Tensor> values_;  // virtual intermediates of this run
   std::unordered_map<std::int64_t, double> scalars_;     // by-value scalars
   std::vector<std::string> notes_;
+  // Attention masks built once per binding (bind() clears them): the keep-mask and which query
+  // rows keep any key.
+  struct SdpaMask {
+    at::Tensor mask, rows_kept;
+  };
+  std::unordered_map<const Node*, SdpaMask> masks_;
 };
 
 }  // namespace dnnbench::torch_provider

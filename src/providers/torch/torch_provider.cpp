@@ -4,6 +4,8 @@
 //                            (during build here, never in the timed region)
 //   <either>+tf32            CUDA, graphs with an fp32 convolution or matmul: allow_tf32 on for
 //                            cuDNN and cuBLAS (noted, so --fp32-math strict lists and skips them)
+//   eager+sdpa=<backend>     CUDA, graphs with attention: only that SDPA backend enabled (cudnn,
+//                            flash, efficient, math); `eager` there is ATen's own pick
 // Each engine has one plan (no knobs). build() runs the graph once on scratch tensors: "supported"
 // is ATen accepting the ops, dtypes and layouts on this device, and its refusal is the reason.
 #include "providers/torch/torch_provider.hpp"
@@ -39,21 +41,51 @@ constexpr std::string_view kEager = "eager";
 constexpr std::string_view kBenchmarkSuffix = "+cudnn.benchmark";
 constexpr std::string_view kTf32Suffix = "+tf32";
 
+// The attention backend a graph's SDPA runs on: `any` is ATen's own pick among the enabled ones
+// (every one enabled, PyTorch's default); the others are what torch.nn.attention.sdpa_kernel(...)
+// forces (only that backend enabled).
+enum class SdpaBackend { any, cudnn, flash, efficient, math };
+constexpr SdpaBackend kSdpaBackends[] = {SdpaBackend::any, SdpaBackend::cudnn, SdpaBackend::flash,
+                                         SdpaBackend::efficient, SdpaBackend::math};
+std::string_view sdpa_backend_name(SdpaBackend b) {
+  switch (b) {
+    case SdpaBackend::cudnn:
+      return "cudnn";
+    case SdpaBackend::flash:
+      return "flash";
+    case SdpaBackend::efficient:
+      return "efficient";
+    case SdpaBackend::math:
+      return "math";
+    case SdpaBackend::any:
+      break;
+  }
+  return "any";
+}
+
 struct Flags {
   bool benchmark = false;  // torch.backends.cudnn.benchmark
   bool tf32 = false;       // torch.backends.cudnn.allow_tf32 and torch.backends.cuda.matmul.allow_tf32
+  SdpaBackend sdpa = SdpaBackend::any;
 };
 
 std::string engine_id(Flags f) {
   return std::string(kEager) + (f.benchmark ? std::string(kBenchmarkSuffix) : "") +
-         (f.tf32 ? std::string(kTf32Suffix) : "");
+         (f.tf32 ? std::string(kTf32Suffix) : "") +
+         (f.sdpa != SdpaBackend::any ? "+sdpa=" + std::string(sdpa_backend_name(f.sdpa)) : "");
 }
 
 std::optional<Flags> parse_engine(const std::string& id) {
   for (bool benchmark : {false, true})
     for (bool tf32 : {false, true})
-      if (engine_id({benchmark, tf32}) == id) return Flags{benchmark, tf32};
+      for (SdpaBackend sdpa : kSdpaBackends)
+        if (engine_id({benchmark, tf32, sdpa}) == id) return Flags{benchmark, tf32, sdpa};
   return std::nullopt;
+}
+
+bool has_sdpa(const Graph& g) {
+  return std::any_of(g.nodes.begin(), g.nodes.end(),
+                     [](const Node& n) { return n.kind == OpKind::sdpa_fwd; });
 }
 
 std::string torch_reason(const c10::Error& e) {
@@ -92,6 +124,13 @@ void apply_flags(Flags f, bool cuda) {
   ctx.setAllowTF32CuDNN(f.tf32);
   ctx.setAllowTF32CuBLAS(f.tf32);
 #pragma GCC diagnostic pop
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 5)
+  const auto on = [&](SdpaBackend b) { return f.sdpa == SdpaBackend::any || f.sdpa == b; };
+  ctx.setSDPUseCuDNN(on(SdpaBackend::cudnn));
+  ctx.setSDPUseFlash(on(SdpaBackend::flash));
+  ctx.setSDPUseMemEfficient(on(SdpaBackend::efficient));
+  ctx.setSDPUseMath(on(SdpaBackend::math));
+#endif
 }
 
 std::vector<std::string> flag_notes(Flags f, bool cuda) {
@@ -100,6 +139,13 @@ std::vector<std::string> flag_notes(Flags f, bool cuda) {
   if (cuda) {
     notes.push_back(fmt::format("cudnn.benchmark={}, allow_tf32 cudnn={} cublas={}",
                                 f.benchmark ? "on" : "off", f.tf32 ? "on" : "off", f.tf32 ? "on" : "off"));
+    if (f.sdpa != SdpaBackend::any)
+      notes.push_back(fmt::format("attention: only the {} SDPA backend enabled (sdpa_kernel(SDPBackend.{}))",
+                                  sdpa_backend_name(f.sdpa),
+                                  f.sdpa == SdpaBackend::cudnn       ? "CUDNN_ATTENTION"
+                                  : f.sdpa == SdpaBackend::flash     ? "FLASH_ATTENTION"
+                                  : f.sdpa == SdpaBackend::efficient ? "EFFICIENT_ATTENTION"
+                                                                     : "MATH"));
     notes.push_back("on dnnbench's stream (c10::cuda::getStreamFromExternal + CUDAStreamGuard)");
   } else {
     notes.push_back(fmt::format("CPU, intra-op threads: {}", at::get_num_threads()));
@@ -333,6 +379,10 @@ class TorchProvider final : public Provider {
       const std::size_t strict = variants.size();
       for (std::size_t i = 0; i < strict; ++i) variants.push_back({variants[i].benchmark, true});
     }
+    // Attention on CUDA: ATen's own pick (`eager`), then each backend forced.
+    if (cuda_ && has_sdpa(graph))
+      for (SdpaBackend b : kSdpaBackends)
+        if (b != SdpaBackend::any) variants.push_back({false, false, b});
     std::vector<EngineInfo> out;
     for (const Flags f : variants) {
       EngineInfo info{engine_id(f), engine_id(f), flag_notes(f, cuda_)};
@@ -350,7 +400,8 @@ class TorchProvider final : public Provider {
   }
   std::unique_ptr<Plan> build(const Graph& graph, const PlanSpec& spec) override {
     const auto flags = parse_engine(spec.engine_id);
-    if (!flags || !spec.knobs.empty() || ((flags->benchmark || flags->tf32) && !cuda_))
+    if (!flags || !spec.knobs.empty() ||
+        ((flags->benchmark || flags->tf32 || flags->sdpa != SdpaBackend::any) && !cuda_))
       throw Unsupported("the torch provider has no plan " + spec.name() + " here");
     return std::make_unique<TorchPlan>(graph, spec, *flags, cuda_);
   }
