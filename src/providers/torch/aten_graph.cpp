@@ -35,6 +35,8 @@
 #include <ATen/ops/maximum.h>
 #include <ATen/ops/mean.h>
 #include <ATen/ops/minimum.h>
+#include <ATen/ops/native_batch_norm.h>
+#include <ATen/ops/native_batch_norm_backward.h>
 #include <ATen/ops/native_layer_norm.h>
 #include <ATen/ops/ones_like.h>
 #include <ATen/ops/pow.h>
@@ -263,6 +265,10 @@ void AtenGraph::run_node(const Node& node) {
       return pointwise(node);
     case OpKind::batchnorm_inference:
       return batchnorm(node);
+    case OpKind::batchnorm_training:
+      return batchnorm_training(node);
+    case OpKind::batchnorm_backward:
+      return batchnorm_backward(node);
     case OpKind::layernorm:
       return layernorm(node);
     case OpKind::rmsnorm:
@@ -465,17 +471,19 @@ void AtenGraph::pointwise(const Node& node) {
 // ---- normalizations ----
 // Batchnorm inference: at::batch_norm with the running statistics. A graph with inv_variance
 // passes variance = 1 / inv_variance^2 and epsilon 0 (computed per execution: C elements).
+// A per-channel operand ([1, C, 1, ...] in the graph) as ATen's [C].
+at::Tensor AtenGraph::per_channel(const Node& node, std::string_view role, std::int64_t channels) const {
+  const at::Tensor& t = in(node, role);
+  if (t.numel() != channels)
+    throw Unsupported("'" + std::string(role) + "' of node '" + node.name + "' is not one value per channel");
+  return t.reshape({channels});
+}
+
 void AtenGraph::batchnorm(const Node& node) {
   const auto& p = node.as<BatchnormParams>();
   const at::Tensor& x = in(node, "x");
   const std::int64_t channels = x.size(1);
-  const auto per_channel = [&](std::string_view role) {
-    const at::Tensor& t = in(node, role);
-    if (t.numel() != channels)
-      throw Unsupported("'" + std::string(role) + "' of node '" + node.name +
-                        "' is not one value per channel");
-    return t.reshape({channels});
-  };
+  const auto per_channel = [&](std::string_view role) { return this->per_channel(node, role, channels); };
   at::Tensor variance;
   double epsilon = 0;
   if (p.variance_ext) {
@@ -488,6 +496,52 @@ void AtenGraph::batchnorm(const Node& node) {
   put(node, "y",
       at::batch_norm(x, per_channel("scale"), per_channel("bias"), per_channel("mean"), variance, false, 0.0,
                      epsilon, true));
+}
+
+// Batch norm training: at::native_batch_norm (what F.batch_norm(training=True) runs, and the
+// call that also returns the saved mean and inverse standard deviation). ATen updates running
+// averages in place, so they start as a copy of the graph's previous ones and become its next.
+void AtenGraph::batchnorm_training(const Node& node) {
+  const at::Tensor& x = in(node, "x");
+  const std::int64_t channels = x.size(1);
+  const double epsilon = scalar(node, "epsilon");
+  at::Tensor running_mean, running_var;
+  double momentum = 0;
+  if (optional_in(node, "prev_running_mean")) {
+    momentum = scalar(node, "momentum");
+    running_mean = per_channel(node, "prev_running_mean", channels).clone();
+    running_var = per_channel(node, "prev_running_variance", channels).clone();
+    note("batch norm: running averages updated by ATen in place on copies of prev_running_*");
+  }
+  // c10::optional: its own type in LibTorch 1.13, std::optional in 2.x.
+  using OptionalTensor = c10::optional<at::Tensor>;
+  const OptionalTensor mean_in = running_mean.defined() ? OptionalTensor(running_mean) : OptionalTensor();
+  const OptionalTensor var_in = running_var.defined() ? OptionalTensor(running_var) : OptionalTensor();
+  auto [y, mean, inv_std] =
+      at::native_batch_norm(x, per_channel(node, "scale", channels), per_channel(node, "bias", channels),
+                            mean_in, var_in, true, momentum, epsilon);
+  put(node, "y", y);
+  put(node, "mean", mean);
+  put(node, "inv_variance", inv_std);
+  if (running_mean.defined()) {
+    put(node, "next_running_mean", running_mean);
+    put(node, "next_running_variance", running_var);
+  }
+}
+
+// Batch norm backward from the saved statistics: at::native_batch_norm_backward (train mode, so
+// mean and inv_variance are the saved ones and epsilon is not used).
+void AtenGraph::batchnorm_backward(const Node& node) {
+  const at::Tensor& x = in(node, "x");
+  const std::int64_t channels = x.size(1);
+  auto [dx, dscale, dbias] = at::native_batch_norm_backward(
+      in(node, "dy"), x, per_channel(node, "scale", channels), c10::optional<at::Tensor>(),
+      c10::optional<at::Tensor>(), per_channel(node, "mean", channels),
+      per_channel(node, "inv_variance", channels), true, 0.0,
+      {true, node.output("dscale").has_value(), node.output("dbias").has_value()});
+  put(node, "dx", dx);
+  if (dscale.defined()) put(node, "dscale", dscale);
+  if (dbias.defined()) put(node, "dbias", dbias);
 }
 
 // The normalized dims' weight (scale or bias) as the normalized shape; Unsupported when it also
@@ -532,9 +586,14 @@ void AtenGraph::rmsnorm(const Node& node) {
   bool trailing = !axes.empty();
   for (std::size_t i = 0; i < axes.size(); ++i)
     trailing = trailing && axes[i] == static_cast<int>(x.dim() - static_cast<std::int64_t>(axes.size() - i));
-  if (!wants_inv_rms && trailing) {
-    dims_t normalized;
-    for (int a : axes) normalized.push_back(x.size(a));
+  dims_t normalized;
+  std::int64_t normalized_count = 1;
+  for (int a : axes) {
+    normalized.push_back(x.size(a));
+    normalized_count *= x.size(a);
+  }
+  // at::rms_norm takes one weight per normalized element; a per-channel scale is the ops below.
+  if (!wants_inv_rms && trailing && scale.numel() == normalized_count) {
     at::Tensor y = at::rms_norm(x, normalized, normalized_weight(scale, normalized, "scale"), epsilon);
     put(node, "y", bias ? y + *bias : y);
     return;

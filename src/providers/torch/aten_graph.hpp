@@ -38,6 +38,8 @@ class AtenGraph {
   void matmul(const Node& node);
   void pointwise(const Node& node);
   void batchnorm(const Node& node);
+  void batchnorm_training(const Node& node);
+  void batchnorm_backward(const Node& node);
   void layernorm(const Node& node);
   void rmsnorm(const Node& node);
   void reduction(const Node& node);
@@ -47,6 +49,7 @@ class AtenGraph {
   const at::Tensor& in(const Node& node, std::string_view role) const;
   const at::Tensor* optional_in(const Node& node, std::string_view role) const;
   double scalar(const Node& node, std::string_view role) const;
+  at::Tensor per_channel(const Node& node, std::string_view role, std::int64_t channels) const;
   // Stores a node's result for an output role: copied into the bound tensor for a graph output,
   // kept (in the tensor's dtype) for a virtual one. A result of the right element count but other
   // dims (statistics: [N, 1] vs [N]) is viewed with the graph's dims.
