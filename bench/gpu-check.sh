@@ -318,8 +318,9 @@ if want gemm; then
   # The 9.19 build has the torch provider: its rows join cuDNN's and cuBLASLt's in one run.
   GEMM_B=$B; [ -x "$B919" ] && want build919 && GEMM_B=$B919
   stage "GEMMs: cudnn, cublaslt, torch.matmul (issue 15), $GEMM_B"
-  GRAPHS="$G/decode_m1_k4096_n4096_fp16.json $G/decode_m16_k4096_n4096_fp16.json $G/decode_m64_k4096_n4096_fp16.json \
-$G/decode_m16_k4096_n4096_bf16.json $G/bert_large_qkv_m4096_k1024_n3072_fp16.json $G/llama2_7b_qkv_m2048_k4096_n12288_fp16.json" \
+  # GEMM_GRAPHS: the graphs (default: the whole GEMM perf set, 26 graphs; session 7 ran 6 of them
+  # with GEMM_ENGINES=3 GEMM_PLANS=40 GEMM_SECONDS=2 in 125 s of dnnbench time).
+  GRAPHS="${GEMM_GRAPHS:-$(ls $G/*.json | tr '\n' ' ')}" \
     MAX_ENGINES=${GEMM_ENGINES:-2} ORACLE_PLANS=${GEMM_PLANS:-8} ORACLE_SECONDS=${GEMM_SECONDS:-0.5} SAMPLES=20 \
     DNNBENCH="$GEMM_B" timeout "$(cap 240)" bench/gemm-compare.sh "$OUT_DIR/gemm" 2>&1 | tail -50
 fi
