@@ -11,6 +11,7 @@
 
 #include "measure/cache_flusher.hpp"
 #include "measure/host_timer.hpp"
+#include "providers/activity_names.hpp"
 #include "tensor/compare.hpp"
 
 namespace dnnbench {
@@ -475,14 +476,13 @@ void PlanSession::record_kernels(Measurement& m) {
   const std::size_t groups = even ? executions : 1;
   const double scale = even ? 1.0 : 1.0 / static_cast<double>(executions);
   // The sum counts kernels only, as Nsight Compute's does (it profiles no memset or copy); the
-  // memsets and copies CUPTI recorded ("[memset N bytes]") stay in the list below, with their time.
-  const auto is_kernel = [](const KernelRecord& r) { return r.name.empty() || r.name.front() != '['; };
+  // memsets and copies CUPTI recorded (providers/activity_names.hpp) stay in the list below.
   std::vector<double> sums;
   for (std::size_t g = 0; g < groups; ++g) {
     double sum = 0;
     for (std::size_t j = 0; j < per; ++j) {
       const auto& r = records[g * per + j];
-      if (is_kernel(r)) sum += static_cast<double>(r.end_ns - r.start_ns) * 1e-6;
+      if (is_kernel_name(r.name)) sum += static_cast<double>(r.end_ns - r.start_ns) * 1e-6;
     }
     sums.push_back(sum * scale);
   }

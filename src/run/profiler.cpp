@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 #include "input/archive.hpp"
+#include "providers/activity_names.hpp"
 #include "run/child_process.hpp"
 #include "run/graph_data.hpp"
 
@@ -348,9 +349,9 @@ void compare_profile_with_row(ProfileResult& profile, const RowResult& row) {
     return fmt::format("{} {}x{}x{} {}x{}x{}", name, grid[0], grid[1], grid[2], block[0], block[1], block[2]);
   };
   std::set<std::string> in_row, in_profile;
-  // The row's memsets and copies ("[memset N bytes]") are not kernels: ncu profiles none.
+  // The row's memsets and copies are not kernels: ncu profiles none.
   for (const auto& k : row.kernels)
-    if (k.name.empty() || k.name.front() != '[') in_row.insert(key(k.name, k.grid, k.block));
+    if (is_kernel_name(k.name)) in_row.insert(key(k.name, k.grid, k.block));
   profile.kernels_not_in_row.clear();
   for (const auto& k : profile.kernels) {
     const auto id = key(k.name, k.grid, k.block);

@@ -1,6 +1,7 @@
 // Unit tests of --profile's logic (run/profiler.hpp): the spec, the refusals, the child's
 // allowlisted command line, and reading ncu's raw-page CSV.
 #include "run/profiler.hpp"
+#include "providers/activity_names.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -83,10 +84,12 @@ TEST(ProfileVsRow, RatioToCuptiAndWhetherNcuSawTheRowsKernels) {
   EXPECT_TRUE(profile.kernels_not_in_row.empty());
 
   // A memset CUPTI recorded beside the kernels is not one ncu could have profiled.
-  row.kernels.push_back({"[memset 4096 bytes]", {}, {}, 1, 0.0008});
+  row.kernels.push_back({memset_activity_name(4096), {}, {}, 1, 0.0008});
   compare_profile_with_row(profile, row);
   EXPECT_EQ(profile.same_kernels_as_row, true);
   row.kernels.pop_back();
+  EXPECT_FALSE(is_kernel_name(memcpy_activity_name(8)));
+  EXPECT_TRUE(is_kernel_name("_ZN8cublasLt19splitKreduce_kernel"));
 
   // Another tile shape (grid) under ncu is another plan: named, and the flag is off.
   row.kernels[0].grid = {32, 2, 1};

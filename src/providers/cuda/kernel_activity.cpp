@@ -1,13 +1,14 @@
 #include "providers/cuda/kernel_activity.hpp"
 
 #include <dlfcn.h>
-#include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <mutex>
 #include <vector>
+
+#include "providers/activity_names.hpp"
 
 #if __has_include(<cupti_activity.h>)
 #include <cupti_activity.h>
@@ -116,14 +117,12 @@ class Cupti {
       // The fields read here sit in the prefix every version of each record kind shares.
       if (record->kind == CUPTI_ACTIVITY_KIND_MEMSET) {
         const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
-        records_.push_back(
-            KernelRecord{fmt::format("[memset {} bytes]", m->bytes), {}, {}, m->start, m->end});
+        records_.push_back(KernelRecord{memset_activity_name(m->bytes), {}, {}, m->start, m->end});
         continue;
       }
       if (record->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
         const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
-        records_.push_back(
-            KernelRecord{fmt::format("[memcpy {} bytes]", m->bytes), {}, {}, m->start, m->end});
+        records_.push_back(KernelRecord{memcpy_activity_name(m->bytes), {}, {}, m->start, m->end});
         continue;
       }
       if (record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && record->kind != CUPTI_ACTIVITY_KIND_KERNEL)
