@@ -27,6 +27,12 @@ Tolerance default_tolerance(DataType output_type, std::int64_t reduction_length)
     case DataType::bf16:
       rtol = 1.6e-2, atol = 1.6e-2;
       break;
+    case DataType::fp8_e4m3:  // 3 mantissa bits: one rounding is up to 2^-4 relative
+      rtol = 1.25e-1, atol = 1.25e-1;
+      break;
+    case DataType::fp8_e5m2:  // 2 mantissa bits
+      rtol = 2.5e-1, atol = 2.5e-1;
+      break;
     default:
       rtol = 0, atol = 0;
       break;  // integers must match exactly

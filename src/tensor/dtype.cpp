@@ -83,6 +83,8 @@ bool dtype_has_storage(DataType type) {
     case DataType::i8:
     case DataType::u8:
     case DataType::i32:
+    case DataType::fp8_e4m3:
+    case DataType::fp8_e5m2:
       return true;
     default:
       return false;
@@ -90,7 +92,7 @@ bool dtype_has_storage(DataType type) {
 }
 
 std::string_view storable_dtype_list() {
-  return "float, half, bfloat16, double, int8, uint8, int32";
+  return "float, half, bfloat16, double, int8, uint8, int32, fp8_e4m3, fp8_e5m2";
 }
 
 float half_to_float(std::uint16_t h) {
@@ -154,6 +156,52 @@ std::uint16_t float_to_bf16(float value) {
 
 namespace {
 
+// One fp8 format: decoding is arithmetic; encoding is a search in the sorted table of its
+// non-negative finite values (codes 0 .. max_code increase with the value), which makes
+// round-to-nearest-even exact without bit tricks.
+struct Fp8Format {
+  int mantissa_bits, bias;
+  std::uint8_t max_code;  // the largest finite magnitude's code
+  bool has_infinity;
+  std::uint8_t nan_code;
+
+  float decode(std::uint8_t bits) const {
+    const bool negative = bits & 0x80u;
+    const int exponent = (bits & 0x7fu) >> mantissa_bits;
+    const int mantissa = bits & ((1 << mantissa_bits) - 1);
+    const int max_exponent = (1 << (7 - mantissa_bits)) - 1;
+    float magnitude;
+    if (has_infinity && exponent == max_exponent)
+      magnitude = mantissa == 0 ? std::numeric_limits<float>::infinity() : std::numeric_limits<float>::quiet_NaN();
+    else if (!has_infinity && (bits & 0x7fu) == 0x7fu)
+      magnitude = std::numeric_limits<float>::quiet_NaN();
+    else if (exponent == 0)
+      magnitude = std::ldexp(static_cast<float>(mantissa), 1 - bias - mantissa_bits);
+    else
+      magnitude = std::ldexp(static_cast<float>((1 << mantissa_bits) + mantissa), exponent - bias - mantissa_bits);
+    return negative ? -magnitude : magnitude;
+  }
+  std::uint8_t encode(float value) const {
+    if (std::isnan(value)) return nan_code;
+    const std::uint8_t sign = std::signbit(value) ? 0x80u : 0u;
+    const float magnitude = std::fabs(value);
+    std::uint8_t lo = 0, hi = max_code;  // decode(lo) <= magnitude < decode(hi), or saturate
+    if (magnitude >= decode(max_code)) return static_cast<std::uint8_t>(sign | max_code);
+    while (hi - lo > 1) {
+      const auto mid = static_cast<std::uint8_t>((lo + hi) / 2);
+      (decode(mid) <= magnitude ? lo : hi) = mid;
+    }
+    const float below = decode(lo), above = decode(hi);
+    std::uint8_t code = magnitude - below < above - magnitude   ? lo
+                        : magnitude - below > above - magnitude ? hi
+                        : (lo & 1u) == 0                        ? lo
+                                                                : hi;
+    return static_cast<std::uint8_t>(sign | code);
+  }
+};
+constexpr Fp8Format kE4m3{3, 7, 0x7e, false, 0x7f};
+constexpr Fp8Format kE5m2{2, 15, 0x7b, true, 0x7e};
+
 template <class T>
 T saturate_round(double value) {
   if (std::isnan(value)) return 0;
@@ -177,6 +225,19 @@ void store_as(std::byte* p, T value) {
 
 }  // namespace
 
+float fp8_e4m3_to_float(std::uint8_t bits) {
+  return kE4m3.decode(bits);
+}
+std::uint8_t float_to_fp8_e4m3(float value) {
+  return kE4m3.encode(value);
+}
+float fp8_e5m2_to_float(std::uint8_t bits) {
+  return kE5m2.decode(bits);
+}
+std::uint8_t float_to_fp8_e5m2(float value) {
+  return kE5m2.encode(value);
+}
+
 double load_element(DataType type, const std::byte* p) {
   switch (type) {
     case DataType::f32:
@@ -196,6 +257,10 @@ double load_element(DataType type, const std::byte* p) {
       return load_as<std::int32_t>(p);
     case DataType::i64:
       return static_cast<double>(load_as<std::int64_t>(p));
+    case DataType::fp8_e4m3:
+      return fp8_e4m3_to_float(load_as<std::uint8_t>(p));
+    case DataType::fp8_e5m2:
+      return fp8_e5m2_to_float(load_as<std::uint8_t>(p));
     default:
       return std::numeric_limits<double>::quiet_NaN();
   }
@@ -227,6 +292,12 @@ void store_element(DataType type, std::byte* p, double value) {
       break;
     case DataType::i64:
       store_as(p, saturate_round<std::int64_t>(value));
+      break;
+    case DataType::fp8_e4m3:
+      store_as(p, float_to_fp8_e4m3(static_cast<float>(value)));
+      break;
+    case DataType::fp8_e5m2:
+      store_as(p, float_to_fp8_e5m2(static_cast<float>(value)));
       break;
     default:
       break;

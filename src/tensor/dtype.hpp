@@ -27,6 +27,15 @@ float bf16_to_float(std::uint16_t bits);
 std::uint16_t float_to_bf16(float value);  // round to nearest even
 
 // Reads one element of `type` at `p` as a double.
+// fp8 as the OCP formats cuDNN, cuBLASLt and PyTorch use: E4M3 "fn" (bias 7, no infinities,
+// S.1111.111 is NaN, largest 448) and E5M2 (bias 15, IEEE-like infinities and NaNs, largest
+// 57344). Encoding rounds to nearest even and saturates to the largest finite value (what the
+// CUDA conversions do with __NV_SATFINITE); NaN stays NaN.
+float fp8_e4m3_to_float(std::uint8_t bits);
+std::uint8_t float_to_fp8_e4m3(float value);
+float fp8_e5m2_to_float(std::uint8_t bits);
+std::uint8_t float_to_fp8_e5m2(float value);
+
 double load_element(DataType type, const std::byte* p);
 // Writes `value` rounded (floats) or saturated and rounded (integers) into `p`.
 void store_element(DataType type, std::byte* p, double value);

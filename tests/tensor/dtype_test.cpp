@@ -21,7 +21,48 @@ TEST(DataType, ParsesHipdnnNamesAndAliases) {
   EXPECT_FALSE(parse_dtype("float17").has_value());
   EXPECT_EQ(dtype_name(DataType::f16), "half");
   EXPECT_EQ(dtype_size(DataType::bf16), 2u);
-  EXPECT_FALSE(dtype_has_storage(DataType::fp8_e4m3));
+  EXPECT_TRUE(dtype_has_storage(DataType::fp8_e4m3));
+  EXPECT_FALSE(dtype_has_storage(DataType::i64));
+}
+
+TEST(DataType, Fp8DecodesTheOcpFormats) {
+  EXPECT_EQ(fp8_e4m3_to_float(0x38), 1.0f);
+  EXPECT_EQ(fp8_e4m3_to_float(0xc0), -2.0f);
+  EXPECT_EQ(fp8_e4m3_to_float(0x7e), 448.0f);              // the largest finite E4M3
+  EXPECT_EQ(fp8_e4m3_to_float(0x01), std::ldexp(1.0f, -9));  // the smallest subnormal
+  EXPECT_TRUE(std::isnan(fp8_e4m3_to_float(0x7f)));
+  EXPECT_EQ(fp8_e5m2_to_float(0x3c), 1.0f);
+  EXPECT_EQ(fp8_e5m2_to_float(0x7b), 57344.0f);
+  EXPECT_TRUE(std::isinf(fp8_e5m2_to_float(0x7c)));
+  EXPECT_TRUE(std::isnan(fp8_e5m2_to_float(0x7e)));
+  EXPECT_EQ(fp8_e5m2_to_float(0x01), std::ldexp(1.0f, -16));
+}
+
+TEST(DataType, Fp8RoundTripsEveryCodeAndRoundsToNearestEvenSaturating) {
+  for (std::uint32_t c = 0; c < 256; ++c) {
+    const auto code = static_cast<std::uint8_t>(c);
+    const float e4 = fp8_e4m3_to_float(code), e5 = fp8_e5m2_to_float(code);
+    if (!std::isnan(e4)) {
+      EXPECT_EQ(float_to_fp8_e4m3(e4), code) << c;
+    }
+    if (std::isfinite(e5)) {
+      EXPECT_EQ(float_to_fp8_e5m2(e5), code) << c;
+    }
+  }
+  // Ties go to the even code: 1.0625 lies between 1.0 (0x38) and 1.125 (0x39).
+  EXPECT_EQ(float_to_fp8_e4m3(1.0625f), 0x38);
+  EXPECT_EQ(float_to_fp8_e4m3(1.1875f), 0x3a);
+  EXPECT_EQ(float_to_fp8_e4m3(1.07f), 0x39);
+  EXPECT_EQ(float_to_fp8_e5m2(1.125f), 0x3c);
+  EXPECT_EQ(float_to_fp8_e5m2(1.375f), 0x3e);
+  // Beyond the largest finite value: saturated, never NaN or infinity; NaN stays NaN.
+  EXPECT_EQ(float_to_fp8_e4m3(1000.0f), 0x7e);
+  EXPECT_EQ(float_to_fp8_e4m3(-std::numeric_limits<float>::infinity()), 0xfe);
+  EXPECT_EQ(float_to_fp8_e5m2(1e6f), 0x7b);
+  EXPECT_TRUE(std::isnan(fp8_e4m3_to_float(float_to_fp8_e4m3(std::nanf("")))));
+  EXPECT_TRUE(std::isnan(fp8_e5m2_to_float(float_to_fp8_e5m2(std::nanf("")))));
+  EXPECT_EQ(round_to(DataType::fp8_e4m3, 0.3), 0.3125);
+  EXPECT_EQ(float_to_fp8_e4m3(std::ldexp(1.0f, -11)), 0x00);  // under half the smallest subnormal
 }
 
 TEST(DataType, HalfRoundTripsEveryFiniteValue) {
