@@ -46,8 +46,8 @@ cudaDataType_t cuda_type(DataType t) {
     case DataType::i32:
       return CUDA_R_32I;
     // fp8 (Hopper's tensor cores take A and B as fp8, "TN" layouts only): mapped so that an fp8
-    // graph reaches cuBLASLt, which says what it refuses. The tool's tensor room stores no fp8
-    // yet, so graph validation refuses such graphs before they get here.
+    // graph reaches cuBLASLt, which says what it refuses (heuristic or AlgoCheck: the row's
+    // skip reason). No scale pointers are set: the scales default to 1, as the graph has none.
     case DataType::fp8_e4m3:
       return CUDA_R_8F_E4M3;
     case DataType::fp8_e5m2:
