@@ -203,6 +203,17 @@ def matmul_graph(name, a_dims, b_dims, io="float"):
     return g
 
 
+def matmul_fp8_graph():
+    """fp8 E4M3 inputs, fp16 output; b K-contiguous ([N, K] in memory, the usual weight layout):
+    the "TN" layout cuBLASLt's fp8 kernels take."""
+    g = GraphWriter("matmul_fp8_e4m3", io="fp8_e4m3")
+    a = g.tensor("a", [64, 64])
+    b = g.tensor("b", [64, 48], strides=[1, 64])
+    c = g.tensor("c", [64, 48], "half")
+    g.node("matmul", "MatmulAttributes", {"a": a, "b": b}, {"c": c})
+    return g
+
+
 def batchnorm_graph(name, variance_ext, dims=(2, 6, 5, 5), layout="nchw", io="float"):
     """Statistics, scale and bias are fp32 whatever the data type (as cuDNN and PyTorch keep them)."""
     g = GraphWriter(name, io=io)
@@ -438,6 +449,7 @@ def samples():
     s.append(matmul_graph("matmul_broadcast_weights_fp16", [4, 16, 32], [32, 8], io="half"))
     s.append(matmul_graph("matmul_fp16", [64, 32], [32, 48], io="half"))
     s.append(matmul_graph("matmul_batched_bf16", [3, 32, 16], [3, 16, 24], io="bfloat16"))
+    s.append(matmul_fp8_graph())
     # Pointwise unary.
     s.append(pointwise_unary("pointwise_relu", "relu_fwd"))
     s.append(pointwise_unary("pointwise_relu_clipped", "relu_fwd", relu_lower_clip=-0.25, relu_upper_clip=0.5,
