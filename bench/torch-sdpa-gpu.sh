@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The torch provider's attention (issue 15) on the GPU machine, in one short cold call: builds
 # the PyTorch-cuDNN (9.19) binary with the torch module and its gpu tests only, runs
-# TorchGpu.*, then the forward attention perf graphs on cudnn (top engine) and torch (ATen's pick
+# TorchGpu.*, the fp8 sample on cuDNN and cuBLASLt, then the forward attention perf graphs on cudnn (top engine) and torch (ATen's pick
 # and each SDPA backend), and prints one line per row. Results in $OUT/sdpa.tgz.
 #
 #   bench/torch-sdpa-gpu.sh        (device tool: carry [".debs"])
@@ -21,6 +21,10 @@ B=build/gpu919/dnnbench
 [ -x "$B" ] || exit 1
 DNNBENCH_TEST_HANG_S=50 timeout 70 build/gpu919/tests/dnnbench_torch_gpu_tests > "$O/torch-gpu-tests.log" 2>&1
 echo "TorchGpu rc $?"; grep -E "^\[  (FAILED|PASSED|SKIPPED) |Failure|Which is|skip_reason" "$O/torch-gpu-tests.log" | head -30
+# fp8 (session 7's storage): the sample on cuDNN and cuBLASLt, validated by the reference.
+timeout 40 "$B" run -g graphs/samples/matmul_fp8_e4m3.json --provider cudnn,cublaslt --isolate none -v \
+  -o "$O/fp8.json" > "$O/fp8.log" 2>&1
+echo "fp8 sample rc $?"; grep -E "^  (cudnn|cublaslt) |^Summary" "$O/fp8.log" | head -12
 A=graphs/perf/attention
 timeout "${RUN_S:-70}" "$B" run -g "$(ls $A/*fwd*.json | tr '\n' ',' | sed 's/,$//')" --provider cudnn,torch \
   --max-engines 5 --isolate none --min-time-ms 5 --max-time-ms 100 -q -o "$O/attention.json" > "$O/attention.log" 2>&1
