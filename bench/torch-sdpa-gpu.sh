@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The torch provider's attention (issue 15) on the GPU machine, in one short cold call: builds
-# the PyTorch-cuDNN (9.19) binary with the torch module and its gpu tests only, runs
-# TorchGpu.*, the fp8 sample on cuDNN and cuBLASLt, then the forward attention perf graphs on cudnn (top engine) and torch (ATen's pick
-# and each SDPA backend), and prints one line per row. Results in $OUT/sdpa.tgz.
+# the PyTorch-cuDNN (9.19) binary with the torch module and its gpu tests only, runs TorchGpu.*,
+# the fp8 sample on cuDNN and cuBLASLt, then the forward attention perf graphs on cudnn (top
+# engine) and torch (ATen's pick and each SDPA backend), and prints one line per row. Results in
+# $OUT/sdpa.tgz.
 #
 #   bench/torch-sdpa-gpu.sh        (device tool: carry [".debs"])
 set -uo pipefail
