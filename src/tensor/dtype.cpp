@@ -172,13 +172,15 @@ struct Fp8Format {
     const int max_exponent = (1 << (7 - mantissa_bits)) - 1;
     float magnitude;
     if (has_infinity && exponent == max_exponent)
-      magnitude = mantissa == 0 ? std::numeric_limits<float>::infinity() : std::numeric_limits<float>::quiet_NaN();
+      magnitude =
+          mantissa == 0 ? std::numeric_limits<float>::infinity() : std::numeric_limits<float>::quiet_NaN();
     else if (!has_infinity && (bits & 0x7fu) == 0x7fu)
       magnitude = std::numeric_limits<float>::quiet_NaN();
     else if (exponent == 0)
       magnitude = std::ldexp(static_cast<float>(mantissa), 1 - bias - mantissa_bits);
     else
-      magnitude = std::ldexp(static_cast<float>((1 << mantissa_bits) + mantissa), exponent - bias - mantissa_bits);
+      magnitude =
+          std::ldexp(static_cast<float>((1 << mantissa_bits) + mantissa), exponent - bias - mantissa_bits);
     return negative ? -magnitude : magnitude;
   }
   std::uint8_t encode(float value) const {

@@ -28,7 +28,7 @@ TEST(DataType, ParsesHipdnnNamesAndAliases) {
 TEST(DataType, Fp8DecodesTheOcpFormats) {
   EXPECT_EQ(fp8_e4m3_to_float(0x38), 1.0f);
   EXPECT_EQ(fp8_e4m3_to_float(0xc0), -2.0f);
-  EXPECT_EQ(fp8_e4m3_to_float(0x7e), 448.0f);              // the largest finite E4M3
+  EXPECT_EQ(fp8_e4m3_to_float(0x7e), 448.0f);                // the largest finite E4M3
   EXPECT_EQ(fp8_e4m3_to_float(0x01), std::ldexp(1.0f, -9));  // the smallest subnormal
   EXPECT_TRUE(std::isnan(fp8_e4m3_to_float(0x7f)));
   EXPECT_EQ(fp8_e5m2_to_float(0x3c), 1.0f);
