@@ -505,28 +505,41 @@ void AtenGraph::batchnorm_training(const Node& node) {
   const at::Tensor& x = in(node, "x");
   const std::int64_t channels = x.size(1);
   const double epsilon = scalar(node, "epsilon");
-  at::Tensor running_mean, running_var;
+  // The running average ATen updates: next_running_* itself (as a [C] view, after one copy of
+  // prev_running_* into it) where it is a bound output of prev's dtype, else a copy put after.
+  const auto running = [&](std::string_view prev_role, std::string_view next_role) {
+    const at::Tensor prev = per_channel(node, prev_role, channels);
+    if (at::Tensor* next = direct_output(node, next_role, prev.scalar_type());
+        next && next->numel() == channels) {
+      at::Tensor view = next->as_strided({channels}, {next->stride(1)});
+      view.copy_(prev);
+      return std::make_pair(view, true);
+    }
+    return std::make_pair(prev.clone(), false);
+  };
+  std::pair<at::Tensor, bool> running_mean, running_var;
   double momentum = 0;
   if (optional_in(node, "prev_running_mean")) {
     momentum = scalar(node, "momentum");
-    running_mean = per_channel(node, "prev_running_mean", channels).clone();
-    running_var = per_channel(node, "prev_running_variance", channels).clone();
-    note("batch norm: running averages updated by ATen in place on copies of prev_running_*");
+    running_mean = running("prev_running_mean", "next_running_mean");
+    running_var = running("prev_running_variance", "next_running_variance");
+    note("batch norm: prev_running_* copied into next_running_*, which ATen updates in place");
   }
   // c10::optional: its own type in LibTorch 1.13, std::optional in 2.x.
   using OptionalTensor = c10::optional<at::Tensor>;
-  const OptionalTensor mean_in = running_mean.defined() ? OptionalTensor(running_mean) : OptionalTensor();
-  const OptionalTensor var_in = running_var.defined() ? OptionalTensor(running_var) : OptionalTensor();
-  auto [y, mean, inv_std] =
-      at::native_batch_norm(x, per_channel(node, "scale", channels), per_channel(node, "bias", channels),
-                            mean_in, var_in, true, momentum, epsilon);
+  const auto optional = [](const at::Tensor& t) {
+    return t.defined() ? OptionalTensor(t) : OptionalTensor();
+  };
+  auto [y, mean, inv_std] = at::native_batch_norm(
+      x, per_channel(node, "scale", channels), per_channel(node, "bias", channels),
+      optional(running_mean.first), optional(running_var.first), true, momentum, epsilon);
   put(node, "y", y);
   put(node, "mean", mean);
   put(node, "inv_variance", inv_std);
-  if (running_mean.defined()) {
-    put(node, "next_running_mean", running_mean);
-    put(node, "next_running_variance", running_var);
-  }
+  if (running_mean.first.defined() && !running_mean.second)
+    put(node, "next_running_mean", running_mean.first);
+  if (running_var.first.defined() && !running_var.second)
+    put(node, "next_running_variance", running_var.first);
 }
 
 // Batch norm backward from the saved statistics: at::native_batch_norm_backward (train mode, so
