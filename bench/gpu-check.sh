@@ -234,9 +234,12 @@ if want profile; then
   timeout "$(cap 90)" "$B" run -g "$LONG" --provider cudnn --max-engines 1 --timeout-s 40 --profile ncu -v \
     --profile-dir "$OUT_DIR/prof" -o "$OUT_DIR/ncu.json" > "$OUT_DIR/ncu.log" 2>&1
   echo "profile rc $?"; grep -E "kernel sum|NOT the row|refus|error" "$OUT_DIR/ncu.log" | head -8
+  # The SM clock each profiled kernel ran at (ncu's SpeedOfLight: gpc__cycles_elapsed.avg.per_second)
+  # and its cycles, beside the SM clock NVML read during the row's own samples.
+  python3 bench/ncu_clocks.py "$OUT_DIR/ncu.json" "$OUT_DIR/prof" 2>&1 | tail -20
 fi
 
-if want tuning || want torch; then
+if want tuning || want torch || want torch-gpu || want gemm || want fp8 || want torch-compare; then
   if [ -n "${b919:-}" ]; then
     while kill -0 "$b919" 2> /dev/null && [ $((DEADLINE - SECONDS)) -gt 120 ]; do sleep 1; done
   fi
@@ -268,6 +271,18 @@ if want torch && [ -x "$B919" ]; then
   echo "TorchGpu tests rc $?"
   timeout "$(cap 150)" ctest --test-dir build/gpu919 -R "TorchProvider" --output-on-failure --timeout 140 >> "$OUT_DIR/ctest-torch.log" 2>&1
   echo "TorchProvider tests rc $?"; grep -E "tests passed|\(Failed\)|\(Timeout\)|Skipped" "$OUT_DIR/ctest-torch.log" | tail -8
+fi
+if want torch-gpu && [ -x "$B919" ]; then
+  stage "TorchGpu tests only (issue 15), one process"
+  DNNBENCH_TEST_HANG_S=50 timeout "$(cap 70)" build/gpu919/tests/dnnbench_torch_gpu_tests > "$OUT_DIR/torch-gpu-tests.log" 2>&1
+  echo "TorchGpu rc $?"; grep -E "^\[  (FAILED|PASSED|SKIPPED|     OK) |Failure|Which is|skip" "$OUT_DIR/torch-gpu-tests.log" | head -30
+fi
+if want fp8; then
+  stage "fp8 sample on cuDNN and cuBLASLt (issue 15)"
+  FP8_B=$B; [ -x "$B919" ] && FP8_B=$B919
+  timeout "$(cap 40)" "$FP8_B" run -g graphs/samples/matmul_fp8_e4m3.json --provider cudnn,cublaslt --isolate none -v \
+    -o "$OUT_DIR/fp8.json" > "$OUT_DIR/fp8.log" 2>&1
+  echo "fp8 sample rc $?"; grep -E "^  (cudnn|cublaslt) |^Summary|passed|skipped|failed" "$OUT_DIR/fp8.log" | head -16
 fi
 if want torch-samples && [ -x "$B919" ]; then
   timeout "$(cap 90)" "$B919" run -g graphs/samples --provider torch --isolate none --warmup 1 --warmup-max-ms 0 --iters 3 \
@@ -322,5 +337,5 @@ if want gemm; then
   # with GEMM_ENGINES=3 GEMM_PLANS=40 GEMM_SECONDS=2 in 125 s of dnnbench time).
   GRAPHS="${GEMM_GRAPHS:-$(ls $G/*.json | tr '\n' ' ')}" \
     MAX_ENGINES=${GEMM_ENGINES:-2} ORACLE_PLANS=${GEMM_PLANS:-8} ORACLE_SECONDS=${GEMM_SECONDS:-0.5} SAMPLES=20 \
-    DNNBENCH="$GEMM_B" timeout "$(cap 240)" bench/gemm-compare.sh "$OUT_DIR/gemm" 2>&1 | tail -50
+    DNNBENCH="$GEMM_B" timeout "$(cap "${GEMM_CAP_S:-240}")" bench/gemm-compare.sh "$OUT_DIR/gemm" 2>&1 | tail -50
 fi
