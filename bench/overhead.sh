@@ -52,7 +52,18 @@ for r in rows:
     for k, v in (r.get("stage_ms") or {}).items():
         stages[k] = stages.get(k, 0) + v / 1e3
 if stages:
-    print("  per stage (s): " + ", ".join(f"{k} {v:.1f}" for k, v in sorted(stages.items(), key=lambda kv: -kv[1])))
+    print("  per row stage (s): " + ", ".join(f"{k} {v:.1f}" for k, v in sorted(stages.items(), key=lambda kv: -kv[1])))
+gstages = {}
+for g in doc["graphs"]:
+    for k, v in (g.get("stage_ms") or {}).items():
+        gstages[k] = gstages.get(k, 0) + v / 1e3
+if gstages:
+    rest = wall - in_rows - sum(gstages.values()) if row_time else float("nan")
+    print("  per graph stage (s): " + ", ".join(f"{k} {v:.1f}" for k, v in sorted(gstages.items(), key=lambda kv: -kv[1]))
+          + f"; the rest outside rows {rest:.1f} s (process and child start, loading, results)")
+meta = doc.get("metadata") or {}
+if meta.get("isolation"):
+    print(f"  isolation: {meta['isolation']}")
 idle = sum(r["timing"].get("pacing_idle_ms", 0) for r in timed_rows) / 1e3
 paced = sum(1 for r in timed_rows if r["timing"].get("pacing", "off").startswith("duty"))
 print(f"  pacing: {paced} of {len(timed_rows)} rows paced, {idle:.1f} s idle "

@@ -29,6 +29,10 @@ class StoppingRule {
   // Why it stopped: "ci" (the median's CI met its target), "count" (--iters), "time-cap",
   // "iteration-cap"; empty while running.
   virtual std::string stop_reason() const = 0;
+  // True when the rule promises an exact number of samples (--iters N): samples already taken
+  // elsewhere (the warm-up's steady ones) must not be added past it. Otherwise every such sample
+  // is welcome: it was taken in the steady state and costs nothing more.
+  virtual bool exact_count() const { return false; }
   const std::vector<double>& samples() const { return samples_; }
   // Elapsed time of the whole samples so far (ms), batches included.
   double elapsed_ms() const { return elapsed_ms_; }
@@ -47,6 +51,7 @@ class FixedCountRule final : public StoppingRule {
   bool finished() const override { return static_cast<std::int64_t>(samples_.size()) >= count_; }
   bool converged() const override { return finished(); }
   std::string stop_reason() const override { return finished() ? "count" : ""; }
+  bool exact_count() const override { return true; }
 
  private:
   void on_sample() override {}

@@ -275,12 +275,15 @@ std::optional<ProfileResult> profile_from_json(const json& p) {
     kernel.shared_memory_bytes = get_opt<std::int64_t>(k, "shared_memory_bytes");
     kernel.grid = get<std::array<int, 3>>(k, "grid");
     kernel.block = get<std::array<int, 3>>(k, "block");
+    kernel.sm_frequency_mhz = get_opt<double>(k, "sm_frequency_mhz");
     out.kernels.push_back(std::move(kernel));
   }
   out.kernel_sum_ms = get_opt<double>(p, "kernel_sum_ms");
   // Absent in results written before the comparison existed.
   out.ratio_to_cupti = get_opt<double>(p, "ratio_to_cupti");
   out.same_kernels_as_row = get_opt<bool>(p, "same_kernels_as_row");
+  out.sm_frequency_mhz = get_opt<double>(p, "sm_frequency_mhz");
+  out.row_sm_mhz = get_opt<double>(p, "row_sm_mhz");
   if (p.contains("kernels_not_in_row"))
     out.kernels_not_in_row = get<std::vector<std::string>>(p, "kernels_not_in_row");
   out.error = get_opt<std::string>(p, "error");
@@ -353,6 +356,8 @@ GraphResult graph_from_json(const json& g) {
   if (const auto& type = at_or_null(g, "data_type"); type.is_string())
     graph.data_type = type.get<std::string>();
   if (const auto& ops = at_or_null(g, "ops"); ops.is_array()) graph.ops = ops.get<std::vector<std::string>>();
+  graph.stage_ms =
+      get_if_present<std::map<std::string, double>>(g, "stage_ms").value_or(std::map<std::string, double>{});
   for (const auto& row : at(g, "results")) graph.results.push_back(row_from_json(row));
   for (const auto& r : at(g, "regret"))
     graph.regret.push_back({get<std::string>(r, "provider"), get<std::string>(r, "pick_engine"),

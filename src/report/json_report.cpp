@@ -171,7 +171,8 @@ json profile_to_json(const std::optional<ProfileResult>& p) {
                        {"registers_per_thread", opt(k.registers_per_thread)},
                        {"shared_memory_bytes", opt(k.shared_memory_bytes)},
                        {"grid", k.grid},
-                       {"block", k.block}});
+                       {"block", k.block},
+                       {"sm_frequency_mhz", opt(k.sm_frequency_mhz)}});
   return {{"tool", p->tool},
           {"sections", p->sections},
           {"executions", p->executions},
@@ -180,6 +181,8 @@ json profile_to_json(const std::optional<ProfileResult>& p) {
           {"kernels", kernels},
           {"kernel_sum_ms", opt(p->kernel_sum_ms)},
           {"ratio_to_cupti", opt(p->ratio_to_cupti)},
+          {"sm_frequency_mhz", opt(p->sm_frequency_mhz)},
+          {"row_sm_mhz", opt(p->row_sm_mhz)},
           {"same_kernels_as_row", opt(p->same_kernels_as_row)},
           {"kernels_not_in_row", p->kernels_not_in_row},
           {"error", opt(p->error)}};
@@ -316,6 +319,7 @@ json graph_to_json(const GraphResult& g) {
           {"error_message", opt(g.error_message)},
           {"analytical_flops", g.analytical_flops},
           {"analytical_io_bytes", g.analytical_io_bytes},
+          {"stage_ms", g.stage_ms},
           {"results", rows},
           {"regret", regret}};
 }

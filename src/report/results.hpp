@@ -180,6 +180,10 @@ struct ProfiledKernel {
   std::optional<double> sm_throughput_pct, dram_throughput_pct, achieved_occupancy_pct;
   std::optional<std::int64_t> registers_per_thread, shared_memory_bytes;
   std::array<int, 3> grid{}, block{};
+  // The SM clock during the kernel, as ncu measured it (gpc__cycles_elapsed.avg.per_second,
+  // SpeedOfLight's "SM Frequency"), median over the profiled launches; null when the sections
+  // collected do not hold it.
+  std::optional<double> sm_frequency_mhz;
 };
 
 struct ProfileResult {
@@ -193,6 +197,11 @@ struct ProfileResult {
   // over the median of kernel_sum_stats, and whether ncu saw the kernels the row ran (by name,
   // grid and block). A profile of other kernels times another plan, whatever its ratio says.
   std::optional<double> ratio_to_cupti;
+  // The clocks behind that ratio: ncu's SM clock during the profiled kernels (their
+  // duration-weighted mean) and the SM clock NVML read during the row's own samples (mean). ncu
+  // times an isolated kernel after the host has idled the GPU; a kernel bound by the SM clock
+  // takes longer at a lower one, and this says whether that is why the durations differ.
+  std::optional<double> sm_frequency_mhz, row_sm_mhz;
   std::optional<bool> same_kernels_as_row;
   std::vector<std::string> kernels_not_in_row;  // names ncu saw that the row's kernels[] lacks
   std::optional<std::string> error;  // why there is no profile (the child's failure, ncu's message)
@@ -296,6 +305,11 @@ struct GraphResult {
   // else of the first node ("fp16"); empty when unknown (older results).
   std::string data_type;
   std::vector<std::string> ops;  // op families of the nodes, in order of first appearance
+  // Where the graph's time outside its rows went, ms: `inputs` (seeded fills), `engines` (every
+  // provider's engine enumeration), `providers` (starting the libraries, in the process's first
+  // graph). The reference is a row stage (the row that first needs it). Empty for graphs that ran
+  // no row here (reused, filtered, loaded from older results).
+  std::map<std::string, double> stage_ms;
 };
 
 // "ok", "error", "interrupted", "duplicate" or "filtered".

@@ -93,6 +93,11 @@ void print_profile_details(std::ostream& out, const RowResult& r) {
   if (p.kernel_sum_ms && p.ratio_to_cupti && r.kernel_sum_stats)
     fmt::print(out, "      kernel sum: ncu {:.4f} ms vs CUPTI {:.4f} ms ({:+.1f}%)\n", *p.kernel_sum_ms,
                r.kernel_sum_stats->median, 100 * (*p.ratio_to_cupti - 1));
+  if (p.sm_frequency_mhz)
+    fmt::print(out, "      SM clock: ncu's kernels ran at {:.0f} MHz; the row's samples at {}\n", *p.sm_frequency_mhz,
+               p.row_sm_mhz ? fmt::format("{:.0f} MHz ({:+.1f}%)", *p.row_sm_mhz,
+                                          100 * (*p.row_sm_mhz / *p.sm_frequency_mhz - 1))
+                            : std::string("(not read)"));
   if (p.same_kernels_as_row && !*p.same_kernels_as_row)
     fmt::print(out, "      NOT the row's kernels: ncu profiled {}; the row ran {}\n",
                p.kernels_not_in_row.empty() ? "a subset of them"

@@ -526,8 +526,14 @@ Measurement PlanSession::measure(StoppingRule& rule, bool keep_samples) {
     timed_ms += primary * static_cast<double>(n);
   };
   std::vector<ClockReading> readings;
-  for (const auto& s : steady_samples_)
-    if (!rule.finished()) add(s);
+  // Every steady warm-up sample joins the statistics (they were timed in the steady state and are
+  // paid for), unless the rule promises an exact count (--iters).
+  reused_warmup_ms_ = 0;
+  for (const auto& s : steady_samples_) {
+    if (rule.finished() && rule.exact_count()) break;
+    add(s);
+    reused_warmup_ms_ += s.host_ms * static_cast<double>(n);
+  }
   if (!steady_samples_.empty()) readings = steady_readings_;
   steady_samples_.clear();  // used once: a second measure() takes fresh samples
   steady_readings_.clear();

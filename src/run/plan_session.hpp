@@ -97,6 +97,9 @@ class PlanSession {
   void record_kernels(Measurement& m);
   // One sample (one batch) of the primary figure in ms, for paired comparisons.
   double sample();
+  // Wall time of the warm-up's steady samples that the last measure() took into its statistics:
+  // time the warm-up spent that is measurement, not overhead.
+  double reused_warmup_ms() const { return reused_warmup_ms_; }
 
  private:
   struct Sample {
@@ -137,7 +140,7 @@ class PlanSession {
   std::unique_ptr<CacheFlusher> flusher_;  // cold mode only
   ClockSource* clock_source_ = nullptr;
   std::int64_t warmup_executions_ = 0;
-  double warmup_ms_ = 0;
+  double warmup_ms_ = 0, reused_warmup_ms_ = 0;
   bool warmup_steady_ = false;
   // The samples of the warm-up's last windows, which agreed (steady): they are the first samples
   // of the measurement, so a row on an already steady device pays no extra warm-up. Empty when

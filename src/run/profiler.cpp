@@ -108,6 +108,16 @@ std::array<int, 3> dims_of(const std::string& text) {
   return dims;
 }
 
+// A frequency in MHz per unit: ncu writes SM Frequency as cycle/nsecond in base units, as
+// cycle/second or Hz elsewhere.
+double mhz_per_unit(const std::string& unit) {
+  if (unit == "cycle/nsecond" || unit == "GHz" || unit == "Ghz" || unit == "ghz") return 1e3;
+  if (unit == "cycle/usecond" || unit == "MHz" || unit == "Mhz" || unit == "mhz") return 1;
+  if (unit == "cycle/msecond" || unit == "KHz" || unit == "Khz" || unit == "khz") return 1e-3;
+  if (unit == "cycle/second" || unit == "Hz" || unit == "hz" || unit.empty()) return 1e-6;
+  throw std::runtime_error(fmt::format("ncu CSV: unknown frequency unit '{}'", unit));
+}
+
 // Durations in seconds per unit; ncu's base unit for time is the nanosecond.
 double ms_per_unit(const std::string& unit) {
   if (unit == "nsecond" || unit == "ns" || unit.empty()) return 1e-6;
@@ -283,6 +293,7 @@ std::vector<ProfiledKernel> kernels_from_ncu_csv(const std::string& csv, std::in
   const auto smem_col = column({"launch__shared_mem_per_block"});
   const auto smem_static = column({"launch__shared_mem_per_block_static"});
   const auto smem_dynamic = column({"launch__shared_mem_per_block_dynamic"});
+  const auto freq_col = column({"gpc__cycles_elapsed.avg.per_second", "sm__cycles_elapsed.avg.per_second"});
   const auto grid_col = column({"Grid Size"});
   const auto block_col = column({"Block Size"});
   if (!read_csv_record(in, units)) return {};
@@ -290,10 +301,11 @@ std::vector<ProfiledKernel> kernels_from_ncu_csv(const std::string& csv, std::in
     return col && *col < units.size() ? units[*col] : "";
   };
   const double time_scale = ms_per_unit(unit(time_col));
+  const double freq_scale = freq_col ? mhz_per_unit(unit(freq_col)) : 1.0;
 
   struct Group {
     ProfiledKernel kernel;
-    std::vector<double> durations;
+    std::vector<double> durations, frequencies;
   };
   std::vector<Group> groups;
   while (read_csv_record(in, fields)) {
@@ -326,11 +338,13 @@ std::vector<ProfiledKernel> kernels_from_ncu_csv(const std::string& csv, std::in
       it = groups.end() - 1;
     }
     it->durations.push_back(*duration * time_scale);
+    if (const auto f = value(freq_col)) it->frequencies.push_back(*f * freq_scale);
   }
   std::vector<ProfiledKernel> kernels;
   const auto per = std::max<std::int64_t>(1, executions);
   for (auto& g : groups) {
     g.kernel.duration_ms = median_of(g.durations);
+    if (!g.frequencies.empty()) g.kernel.sm_frequency_mhz = median_of(g.frequencies);
     g.kernel.launches =
         std::max<std::int64_t>(1, (static_cast<std::int64_t>(g.durations.size()) + per / 2) / per);
     kernels.push_back(std::move(g.kernel));
@@ -341,6 +355,16 @@ std::vector<ProfiledKernel> kernels_from_ncu_csv(const std::string& csv, std::in
 void compare_profile_with_row(ProfileResult& profile, const RowResult& row) {
   if (row.kernel_sum_stats && row.kernel_sum_stats->median > 0 && profile.kernel_sum_ms)
     profile.ratio_to_cupti = *profile.kernel_sum_ms / row.kernel_sum_stats->median;
+  double weighted = 0, weight = 0;
+  for (const auto& k : profile.kernels)
+    if (k.sm_frequency_mhz) {
+      const double w = k.duration_ms * static_cast<double>(k.launches);
+      weighted += *k.sm_frequency_mhz * w;
+      weight += w;
+    }
+  if (weight > 0) profile.sm_frequency_mhz = weighted / weight;
+  if (row.timing && row.timing->clocks && row.timing->clocks->sm_mhz)
+    profile.row_sm_mhz = row.timing->clocks->sm_mhz->mean;
   if (row.kernels.empty() || profile.kernels.empty()) return;
   // Launch counts are left out: ncu's capture rounds them over few executions, and the kernels'
   // identity (which plan ran) is the question.

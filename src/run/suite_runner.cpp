@@ -14,6 +14,7 @@
 #include "graph/validate.hpp"
 #include "input/graph_loader.hpp"
 #include "providers/registry.hpp"
+#include "measure/host_timer.hpp"
 #include "run/graph_data.hpp"
 #include "run/interrupt.hpp"
 #include "run/journal.hpp"
@@ -84,7 +85,9 @@ bool run_graph(GraphResult& result, const Graph& graph, std::vector<ProviderSlot
     if (row) result.results.push_back(*row);
     return row != nullptr;
   };
+  HostTimer inputs_timer;
   GraphData data(graph, options.seed, options.gpu_reference, options.fill);
+  result.stage_ms["inputs"] += inputs_timer.elapsed_ms();
   if (result.dump_folder) data.set_dump_folder(*result.dump_folder);
   if (result.content_hash) data.set_content_hash(*result.content_hash);
   result.analytical_flops = data.cost().flops;
@@ -110,7 +113,15 @@ bool run_graph(GraphResult& result, const Graph& graph, std::vector<ProviderSlot
       continue;
     }
     std::vector<EngineInfo> offered;
+    HostTimer engines_timer;
+    // Charged to the graph however enumeration ends.
+    struct Charge {
+      HostTimer& timer;
+      double& to;
+      ~Charge() { to += timer.elapsed_ms(); }
+    };
     try {
+      Charge charge{engines_timer, result.stage_ms["engines"]};
       offered = provider.engines(graph);
     } catch (const Unsupported& e) {
       add(skipped_row(&data, provider.name(), e.what()));
@@ -180,7 +191,11 @@ class InProcessExecutor final : public GraphExecutor {
   bool run(const GraphInput&, const Graph& graph, GraphResult& result, const FinishedRows& finished,
            RunObserver& observer) override {
     // Made on first use, so that a suite with nothing to run (all reused, --dry-run) starts no library.
-    if (providers_.empty()) providers_ = make_providers(options_);
+    if (providers_.empty()) {
+      HostTimer timer;
+      providers_ = make_providers(options_);
+      result.stage_ms["providers"] += timer.elapsed_ms();
+    }
     try {
       return run_graph(result, graph, providers_, options_, finished, max_new_rows_, observer);
     } catch (const std::exception& e) {  // failures outside any row (fills, dumps)

@@ -105,7 +105,7 @@ TEST(MeasurementModes, StageTimesAddUpToTheRowTime) {
   const auto row = run_reference_row(quick_options());
   ASSERT_EQ(row.status, RowStatus::success) << row.error_message.value_or("");
   double sum = 0;
-  for (const char* stage : {"plan", "check", "warm-up", "measure", "kernel activity", "re-check"}) {
+  for (const char* stage : {"plan", "reference", "check", "warm-up", "measure", "kernel activity", "re-check"}) {
     ASSERT_TRUE(row.stage_ms.count(stage)) << stage;
     sum += row.stage_ms.at(stage);
   }
@@ -187,6 +187,32 @@ TEST(MeasurementModes, SteadyStateWarmUpRunsPastTheMinimum) {
   // At least the minimum and three windows of five (steady) or until 200 ms were spent.
   EXPECT_GE(row.timing->warmup, 1 + 15);
   EXPECT_GT(row.timing->warmup_ms, 0);
+}
+
+TEST(MeasurementModes, TheAdaptiveRuleTakesEverySteadyWarmUpSample) {
+  // The adaptive rule may converge on the first ten of the fifteen steady samples; the other five
+  // were timed in the steady state too, and dropping them would be warm-up paid for nothing.
+  auto options = quick_options();
+  options.iters.reset();
+  options.adaptive.min_iters = 2;
+  options.adaptive.min_time_ms = 0;
+  options.adaptive.target_ci_rel = 1;  // converged at once
+  options.measure.steady.max_ms = 2000;
+  options.measure.steady.tolerance = 1;  // steady after three windows
+  const auto row = run_reference_row(options);
+  ASSERT_EQ(row.status, RowStatus::success) << row.error_message.value_or("");
+  ASSERT_TRUE(row.timing->warmup_steady);
+  EXPECT_EQ(row.host_stats->n, 15);
+  // Their time is measuring, not warm-up.
+  EXPECT_GT(row.stage_ms.at("measure"), 0);
+  EXPECT_GE(row.stage_ms.at("warm-up"), 0);
+
+  // --iters N promises N samples: the steady samples beyond N are not added.
+  auto fixed = options;
+  fixed.iters = 4;
+  const auto exact = run_reference_row(fixed);
+  ASSERT_EQ(exact.status, RowStatus::success) << exact.error_message.value_or("");
+  EXPECT_EQ(exact.host_stats->n, 4);
 }
 
 TEST(Calibration, SpreadIsMaxOverMinMinusOne) {

@@ -67,6 +67,45 @@ TEST(NcuCsv, OtherTimeUnitsAreScaledAndMissingColumnsRefused) {
   EXPECT_THROW(kernels_from_ncu_csv("\"Kernel Name\",\"Other\"\n\"\",\"\"\n", 1), std::runtime_error);
 }
 
+TEST(NcuCsv, SmFrequencyIsReadInMegahertzAndComparedWithTheRowsClock) {
+  // SpeedOfLight's SM Frequency, in the base unit ncu writes (cycle/nsecond): two launches of a
+  // long kernel at 1.80 and 1.84 GHz, one short one at 1.98.
+  const std::string csv =
+      "\"Kernel Name\",\"Block Size\",\"Grid Size\",\"gpu__time_duration.sum\",\"gpc__cycles_elapsed.avg.per_"
+      "second\"\n"
+      "\"\",\"\",\"\",\"nsecond\",\"cycle/nsecond\"\n"
+      "\"gemm\",\"(384, 1, 1)\",\"(132, 1, 1)\",\"240000\",\"1.80\"\n"
+      "\"gemm\",\"(384, 1, 1)\",\"(132, 1, 1)\",\"250000\",\"1.84\"\n"
+      "\"reduce\",\"(256, 1, 1)\",\"(8, 1, 1)\",\"2000\",\"1.98\"\n";
+  ProfileResult profile;
+  profile.kernels = kernels_from_ncu_csv(csv, 2);
+  ASSERT_EQ(profile.kernels.size(), 2u);
+  EXPECT_NEAR(*profile.kernels[0].sm_frequency_mhz, 1820, 1e-9);  // median of 1800 and 1840
+  EXPECT_NEAR(*profile.kernels[1].sm_frequency_mhz, 1980, 1e-9);
+  RowResult row;
+  TimingInfo timing;
+  ClockSummary clocks;
+  clocks.sm_mhz = MinMaxMean{1965, 1980, 1975};
+  timing.clocks = clocks;
+  row.timing = timing;
+  compare_profile_with_row(profile, row);
+  // Weighted by time: the 245 us kernel dominates the 2 us one.
+  ASSERT_TRUE(profile.sm_frequency_mhz.has_value());
+  EXPECT_NEAR(*profile.sm_frequency_mhz, (1820 * 0.245 + 1980 * 0.002) / 0.247, 1e-9);
+  EXPECT_EQ(profile.row_sm_mhz, 1975);
+
+  // Sections without the metric leave it null; another unit is scaled, an unknown one refused.
+  EXPECT_FALSE(kernels_from_ncu_csv(kCsv, 3)[0].sm_frequency_mhz.has_value());
+  const std::string hz =
+      "\"Kernel Name\",\"gpu__time_duration.sum\",\"gpc__cycles_elapsed.avg.per_second\"\n\"\",\"nsecond\","
+      "\"Hz\"\n\"k\",\"10\",\"1755000000\"\n";
+  EXPECT_NEAR(*kernels_from_ncu_csv(hz, 1)[0].sm_frequency_mhz, 1755, 1e-9);
+  const std::string odd =
+      "\"Kernel Name\",\"gpu__time_duration.sum\",\"gpc__cycles_elapsed.avg.per_second\"\n\"\",\"nsecond\","
+      "\"furlong\"\n\"k\",\"10\",\"1\"\n";
+  EXPECT_THROW(kernels_from_ncu_csv(odd, 1), std::runtime_error);
+}
+
 TEST(ProfileVsRow, RatioToCuptiAndWhetherNcuSawTheRowsKernels) {
   RowResult row;
   row.kernels = {{"conv_kernel<float, 4>", {64, 2, 1}, {128, 1, 1}, 1, 0.0105},
