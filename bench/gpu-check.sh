@@ -61,6 +61,12 @@ fi
 [ -x "$B" ] || { echo "no $B"; exit 1; }
 "$B" list-providers
 
+if want devtests; then
+  stage "the device comparison and the cuDNN row tests (${DEVTESTS_FILTER:=DeviceCompare.*:CudnnProvider.*})"
+  timeout "$(cap 180)" build/gpu/tests/dnnbench_gpu_tests --gtest_filter="$DEVTESTS_FILTER" > "$OUT_DIR/devtests.log" 2>&1
+  echo "devtests rc $?"; grep -E "^\[  (FAILED|PASSED|SKIPPED) |Failure|Which is|Expected|^\[==" "$OUT_DIR/devtests.log" | head -30
+fi
+
 if want tests; then
   stage "gpu tests"
   timeout "$(cap 200)" ctest --test-dir build/gpu -L gpu --output-on-failure --timeout 120 > "$OUT_DIR/ctest-gpu.log" 2>&1
@@ -297,12 +303,25 @@ fi
 
 if want overhead; then
   stage "overhead: ResNet-50 fp16 forward set, default settings (issue 12)"
-  EXTRA="${OVERHEAD_EXTRA:-}" timeout "$(cap 240)" bench/overhead.sh "$OUT_DIR/overhead" 2>&1 | tail -12
+  EXTRA="${OVERHEAD_EXTRA:-}" LABEL=default timeout "$(cap 240)" bench/overhead.sh "$OUT_DIR/overhead" 2>&1 | tail -12
+fi
+if want overhead4; then
+  stage "overhead: the same with --max-engines 4 (session 7's setting)"
+  EXTRA="--max-engines 4" LABEL=top4 timeout "$(cap 150)" bench/overhead.sh "$OUT_DIR/overhead" 2>&1 | tail -12
 fi
 
 if want ncu-check; then
   stage "kernel time vs ncu, ResNet-50 + GEMM fp16 top picks (issue 12)"
   REPEATS=${NCU_REPEATS:-2} timeout "$(cap 240)" bench/ncu-check.sh "$OUT_DIR/ncu-check" 2>&1 | tail -20
+fi
+
+if want torch-compare && [ -x "$B919" ]; then
+  # Issue 12's "beside PyTorch": both sides on PyTorch's cuDNN 9.19 (the 9.19 binary, the loader
+  # path set above), PyTorch timed by CUDA-graph replay of 20 calls.
+  stage "dnnbench (cuDNN 9.19) beside PyTorch on the ResNet-50 fp16 forward convs (issue 12)"
+  GRAPHS="${TC_GRAPHS:-$(ls graphs/perf/resnet50/*_fwd_*fp16.json | tr '\n' ' ')}" MAX_ENGINES=${TC_ENGINES:-2} \
+    ORACLE_PLANS=${TC_PLANS:-4} ORACLE_SECONDS=${TC_SECONDS:-0.5} NO_REPEAT=${TC_NO_REPEAT:-1} DNNBENCH="$B919" \
+    timeout "$(cap "${TC_CAP_S:-300}")" bench/torch-compare.sh "$OUT_DIR/torch-compare" 2>&1 | tail -40
 fi
 
 if want gap-ab; then

@@ -16,6 +16,7 @@
 #                 and the 10 fp16 matmuls of graphs/perf/gemm)
 #   MAX_ENGINES   engines per graph, the heuristic's top N (default 3)
 #   ORACLE_PLANS  plans the oracle sweeps per row (default 4); ORACLE_SECONDS per row (default 1)
+#   NO_REPEAT=1   skip run 2 (the repeat-run check)
 #   DNNBENCH      the binary (default build/gpu/dnnbench)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,10 +38,14 @@ start=$(date +%s)
 "$DNNBENCH" run "${graph_args[@]}" "${common[@]}" --oracle --oracle-max-plans "${ORACLE_PLANS:-4}" \
   --oracle-max-seconds "${ORACLE_SECONDS:-1}" -o "$OUT_DIR/run1.json" > "$OUT_DIR/run1.log" 2>&1 || true
 echo "torch-compare: dnnbench run 1 (oracle) $(( $(date +%s) - start )) s"; tail -3 "$OUT_DIR/run1.log"
+repeat=()
+if [ "${NO_REPEAT:-0}" != 1 ]; then
+  start=$(date +%s)
+  "$DNNBENCH" run "${graph_args[@]}" "${common[@]}" -o "$OUT_DIR/run2.json" > "$OUT_DIR/run2.log" 2>&1 || true
+  echo "torch-compare: dnnbench run 2 (repeat) $(( $(date +%s) - start )) s"
+  repeat=(--repeat "$OUT_DIR/run2.json")
+fi
 start=$(date +%s)
-"$DNNBENCH" run "${graph_args[@]}" "${common[@]}" -o "$OUT_DIR/run2.json" > "$OUT_DIR/run2.log" 2>&1 || true
-echo "torch-compare: dnnbench run 2 (repeat) $(( $(date +%s) - start )) s"
-start=$(date +%s)
-python3 bench/torch_compare.py "${graphs[@]}" --dnnbench "$OUT_DIR/run1.json" --repeat "$OUT_DIR/run2.json" \
+python3 bench/torch_compare.py "${graphs[@]}" --dnnbench "$OUT_DIR/run1.json" "${repeat[@]}" \
   | tee "$OUT_DIR/compare.txt"
 echo "torch-compare: PyTorch timing $(( $(date +%s) - start )) s"

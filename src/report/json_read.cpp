@@ -156,6 +156,8 @@ std::optional<Correctness> correctness_from_json(const json& c) {
   out.rtol = num(c, "rtol");
   out.atol = num(c, "atol");
   out.reference = get<std::string>(c, "reference");
+  // Absent in results written before the device comparison existed: those compared on the host.
+  if (const auto& where = at_or_null(c, "compared_on"); where.is_string()) out.compared_on = where.get<std::string>();
   for (const auto& o : at(c, "outputs")) {
     OutputCheck check;
     check.tensor = get<std::string>(o, "tensor");

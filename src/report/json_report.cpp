@@ -97,6 +97,7 @@ json correctness_to_json(const std::optional<Correctness>& c) {
           {"rtol", c->rtol},
           {"atol", c->atol},
           {"reference", c->reference},
+          {"compared_on", c->compared_on},
           {"outputs", outputs}};
 }
 

@@ -80,6 +80,9 @@ struct Correctness {
   double max_abs_diff = 0, max_rel_diff = 0, norm_rel_error = 0;  // worst over outputs
   double rtol = 0, atol = 0;                                      // of the worst output
   std::string reference;                                          // which reference judged it
+  // Where the outputs were compared: "host" (copied back, widened to fp64) or "device" (in place,
+  // reference/device_compare.hpp: passing GPU rows; every failure is compared on the host).
+  std::string compared_on = "host";
   std::vector<OutputCheck> outputs;
 };
 

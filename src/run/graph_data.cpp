@@ -41,6 +41,22 @@ ReferenceKind GraphData::reference_kind_for(DeviceKind device) {
   return *gpu_reference_usable_ ? ReferenceKind::gpu_fp32 : ReferenceKind::cpu_fp64;
 }
 
+const DeviceReference* GraphData::device_reference(ReferenceKind kind, std::int64_t uid) {
+  if (!device_compare_usable_) device_compare_usable_ = device_compare_unavailable_reason().empty();
+  if (!*device_compare_usable_) return nullptr;
+  const auto key = std::make_pair(static_cast<int>(kind), uid);
+  auto it = device_reference_.find(key);
+  if (it == device_reference_.end()) {
+    try {
+      it = device_reference_.emplace(key, upload_reference(reference(kind).at(uid))).first;
+    } catch (const std::runtime_error&) {  // no room on the device: the host compares
+      device_compare_usable_ = false;
+      return nullptr;
+    }
+  }
+  return it->second.get();
+}
+
 const Values& GraphData::reference(ReferenceKind kind) {
   auto& cached = reference_[static_cast<int>(kind)];
   if (cached) return *cached;

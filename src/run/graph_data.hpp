@@ -3,12 +3,14 @@
 // engine), the reference outputs, the cost figures.
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "graph/cost.hpp"
 #include "graph/graph.hpp"
 #include "providers/provider.hpp"
+#include "reference/device_compare.hpp"
 #include "reference/reference.hpp"
 #include "tensor/fill.hpp"
 #include "tensor/host_tensor.hpp"
@@ -41,6 +43,10 @@ class GraphData {
   // Reference values of every tensor (inputs as stored, outputs computed); computed on first
   // use of each kind. Throws std::runtime_error when the reference cannot run the graph.
   const Values& reference(ReferenceKind kind = ReferenceKind::cpu_fp64);
+  // The reference output `uid` of that kind as a device copy for reference/device_compare.hpp,
+  // uploaded on first use; nullptr when outputs cannot be compared on the device here (not built
+  // with CUDA, no device, DNNBENCH_HOST_COMPARE=1, or the upload failed): the host compares them.
+  const DeviceReference* device_reference(ReferenceKind kind, std::int64_t uid);
   // Seconds the reference of that kind took (after reference(kind) ran).
   double reference_seconds(ReferenceKind kind = ReferenceKind::cpu_fp64) const {
     return reference_seconds_[static_cast<int>(kind)];
@@ -61,6 +67,8 @@ class GraphData {
   std::optional<bool> gpu_reference_usable_;  // asked once per graph
   std::optional<Values> reference_[2];        // by ReferenceKind
   double reference_seconds_[2] = {0, 0};
+  std::optional<bool> device_compare_usable_;  // asked once per graph
+  std::map<std::pair<int, std::int64_t>, std::unique_ptr<DeviceReference>> device_reference_;
   std::string dump_folder_;
   std::string content_hash_;
 };

@@ -12,6 +12,7 @@
 #include "measure/cache_flusher.hpp"
 #include "measure/host_timer.hpp"
 #include "providers/activity_names.hpp"
+#include "reference/device_compare.hpp"
 #include "tensor/compare.hpp"
 
 namespace dnnbench {
@@ -74,23 +75,30 @@ std::optional<Pacing> pacing_from_name(std::string_view name) {
 }
 
 PlanBuffers::PlanBuffers(const GraphData& data, Provider& provider, Stream& stream) : graph_(data.graph()) {
-  for (const auto& [uid, tensor] : data.inputs()) tensors_.emplace(uid, tensor);
+  const bool on_host = provider.device() == DeviceKind::host;
+  // A host provider reads and may write its buffers in place: it gets private copies of the
+  // inputs. A device provider's private copies are on the device, filled from the graph's inputs.
+  if (on_host)
+    for (const auto& [uid, tensor] : data.inputs()) tensors_.emplace(uid, tensor);
   for (auto uid : graph_.input_uids())
     if (graph_.tensor(uid).is_by_value()) scalars_[uid] = *graph_.tensor(uid).scalar_value;
   for (auto uid : graph_.output_uids()) tensors_.emplace(uid, HostTensor(graph_.tensor(uid)));
   for (auto& [uid, value] : scalars_) bindings_.buffers[uid] = &value;
   for (auto uid : graph_.output_uids()) tensors_.at(uid).poison();
-  if (provider.device() == DeviceKind::host) {
+  if (on_host) {
     for (auto& [uid, tensor] : tensors_) bindings_.buffers[uid] = tensor.data();
     return;
   }
-  for (auto& [uid, tensor] : tensors_) {
+  const auto upload = [&](std::int64_t uid, const HostTensor& tensor) {
     auto buffer = provider.allocate(tensor.size_bytes());
     if (!buffer) throw std::runtime_error("the provider allocated no device memory");
     provider.copy_to_device(buffer->data(), tensor.data(), tensor.size_bytes(), stream);
     bindings_.buffers[uid] = buffer->data();
     device_.emplace(uid, std::move(buffer));
-  }
+  };
+  for (const auto& [uid, tensor] : data.inputs())
+    if (!tensors_.count(uid)) upload(uid, tensor);  // an output of the same uid is poisoned instead
+  for (auto uid : graph_.output_uids()) upload(uid, tensors_.at(uid));
   stream.synchronize();
 }
 
@@ -142,6 +150,7 @@ PlanSession::PlanSession(GraphData& data, Provider& provider, Stream& stream, co
 Correctness PlanSession::check_current_outputs(const RunOptions& options) {
   plan_->publish_outputs(stream_);
   stream_.synchronize();
+  if (auto passed = compare_passing_outputs_on_device(options)) return *passed;
   buffers_->fetch_outputs(provider_, stream_);
   return compare_fetched_outputs(options);
 }
@@ -149,6 +158,8 @@ Correctness PlanSession::check_current_outputs(const RunOptions& options) {
 Correctness PlanSession::recheck_outputs(const RunOptions& options) {
   plan_->publish_outputs(stream_);
   stream_.synchronize();
+  // On the device a second comparison costs about what a bitwise one would.
+  if (auto passed = compare_passing_outputs_on_device(options)) return *passed;
   buffers_->fetch_outputs(provider_, stream_);
   const bool same =
       checked_ && std::all_of(checked_bytes_.begin(), checked_bytes_.end(), [&](const auto& kv) {
@@ -159,22 +170,46 @@ Correctness PlanSession::recheck_outputs(const RunOptions& options) {
   return same ? *checked_ : compare_fetched_outputs(options);
 }
 
-Correctness PlanSession::compare_fetched_outputs(const RunOptions& options) {
+Tolerance PlanSession::tolerance_for(const TensorDesc& desc, ReferenceKind kind, const RunOptions& options) const {
+  Tolerance tol = tf32_math_ ? tf32_math_tolerance(desc.dtype, data_.cost().reduction_length)
+                             : default_tolerance(desc.dtype, data_.cost().reduction_length);
+  if (winograd_) tol = winograd_tolerance(tol);
+  if (kind == ReferenceKind::gpu_fp32) tol = with_fp32_reference(tol, data_.cost().reduction_length);
+  if (options.rtol) tol.rtol = *options.rtol, tol.basis = "--rtol/--atol";
+  if (options.atol) tol.atol = *options.atol, tol.basis = "--rtol/--atol";
+  return tol;
+}
+
+std::optional<Correctness> PlanSession::compare_passing_outputs_on_device(const RunOptions& options) {
+  compared_on_device_ = false;
+  // --dump-tensors writes the host copies: they must hold what the plan wrote.
+  if (provider_.device() != DeviceKind::cuda || options.dump_tensors_dir) return std::nullopt;
   const auto& graph = data_.graph();
   const ReferenceKind kind = data_.reference_kind_for(provider_.device());
-  const auto& reference = data_.reference(kind);
+  std::vector<std::pair<std::int64_t, CompareResult>> results;
+  for (auto uid : graph.output_uids()) {
+    const void* out = buffers_->device_data(uid);
+    const auto* ref = out ? data_.device_reference(kind, uid) : nullptr;
+    if (!ref) return std::nullopt;
+    auto result = compare_on_device(out, graph.tensor(uid), *ref, tolerance_for(graph.tensor(uid), kind, options));
+    if (!result || !result->passed) return std::nullopt;
+    results.emplace_back(uid, std::move(*result));
+  }
+  compared_on_device_ = true;
+  auto c = correctness_of(results, kind, options);
+  c.compared_on = "device";
+  return c;
+}
+
+Correctness PlanSession::correctness_of(const std::vector<std::pair<std::int64_t, CompareResult>>& results,
+                                        ReferenceKind kind, const RunOptions& options) const {
+  const auto& graph = data_.graph();
   Correctness c;
   c.reference = reference_kind_name(kind);
   double worst = -1;
-  for (auto uid : graph.output_uids()) {
+  for (const auto& [uid, result] : results) {
     const auto& desc = graph.tensor(uid);
-    Tolerance tol = tf32_math_ ? tf32_math_tolerance(desc.dtype, data_.cost().reduction_length)
-                               : default_tolerance(desc.dtype, data_.cost().reduction_length);
-    if (winograd_) tol = winograd_tolerance(tol);
-    if (kind == ReferenceKind::gpu_fp32) tol = with_fp32_reference(tol, data_.cost().reduction_length);
-    if (options.rtol) tol.rtol = *options.rtol, tol.basis = "--rtol/--atol";
-    if (options.atol) tol.atol = *options.atol, tol.basis = "--rtol/--atol";
-    const auto result = compare_values(buffers_->host(uid).to_dense(), reference.at(uid), tol);
+    const Tolerance tol = tolerance_for(desc, kind, options);
     OutputCheck o{desc.name,
                   result.passed,
                   result.max_abs_diff,
@@ -200,11 +235,23 @@ Correctness PlanSession::compare_fetched_outputs(const RunOptions& options) {
   return c;
 }
 
+Correctness PlanSession::compare_fetched_outputs(const RunOptions& options) {
+  const auto& graph = data_.graph();
+  const ReferenceKind kind = data_.reference_kind_for(provider_.device());
+  const auto& reference = data_.reference(kind);
+  std::vector<std::pair<std::int64_t, CompareResult>> results;
+  for (auto uid : graph.output_uids())
+    results.emplace_back(uid, compare_values(buffers_->host(uid).to_dense(), reference.at(uid),
+                                             tolerance_for(graph.tensor(uid), kind, options)));
+  return correctness_of(results, kind, options);
+}
+
 Correctness PlanSession::checked_run(const RunOptions& options) {
   buffers_->poison_outputs(provider_, stream_);
   plan_->execute(stream_);
   checked_ = check_current_outputs(options);
   checked_bytes_.clear();
+  if (compared_on_device_) return *checked_;  // the host copies were not fetched
   for (auto uid : data_.graph().output_uids()) {
     const auto& t = buffers_->host(uid);
     checked_bytes_[uid].assign(t.data(), t.data() + t.size_bytes());

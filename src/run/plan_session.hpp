@@ -29,6 +29,11 @@ class PlanBuffers {
   PlanBuffers(const GraphData& data, Provider& provider, Stream& stream);
   const Bindings& bindings() const { return bindings_; }
   const HostTensor& host(std::int64_t uid) const { return tensors_.at(uid); }
+  // The device buffer of `uid`; nullptr for host providers.
+  const void* device_data(std::int64_t uid) const {
+    const auto it = device_.find(uid);
+    return it == device_.end() ? nullptr : it->second->data();
+  }
   // NaN (floats) or a sentinel (integers) into every output, host and device, so that
   // elements a plan does not write fail the check.
   void poison_outputs(Provider& provider, Stream& stream);
@@ -108,6 +113,14 @@ class PlanSession {
   std::int64_t batch();
   // Compares the host copies of the outputs with the reference.
   Correctness compare_fetched_outputs(const RunOptions& options);
+  // Compares the outputs where they are, on the device (reference/device_compare.hpp); nullopt
+  // unless every output could be compared there and passed: the host comparison then judges.
+  std::optional<Correctness> compare_passing_outputs_on_device(const RunOptions& options);
+  // The row's Correctness from one comparison per output.
+  Correctness correctness_of(const std::vector<std::pair<std::int64_t, CompareResult>>& results, ReferenceKind kind,
+                             const RunOptions& options) const;
+  // Both comparisons' tolerance for one output.
+  Tolerance tolerance_for(const TensorDesc& desc, ReferenceKind kind, const RunOptions& options) const;
   bool single_execution_samples() const;
   Sample take_sample(std::int64_t executions);
   Sample take_split_sample(std::int64_t executions);
@@ -152,6 +165,7 @@ class PlanSession {
   // The checked run's outputs and verdict, for recheck_outputs.
   std::map<std::int64_t, std::vector<std::byte>> checked_bytes_;
   std::optional<Correctness> checked_;
+  bool compared_on_device_ = false;  // the last comparison ran on the device (host copies are stale)
   bool pacing_on_ = false;
   std::string pacing_reason_;
 };

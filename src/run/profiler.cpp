@@ -334,7 +334,7 @@ std::vector<ProfiledKernel> kernels_from_ncu_csv(const std::string& csv, std::in
             static_cast<std::int64_t>(value(smem_static).value_or(0) * bytes_per_unit(unit(smem_static)) +
                                       value(smem_dynamic).value_or(0) * bytes_per_unit(unit(smem_dynamic)));
       }
-      groups.push_back({k, {}});
+      groups.push_back({k, {}, {}});
       it = groups.end() - 1;
     }
     it->durations.push_back(*duration * time_scale);
