@@ -265,6 +265,10 @@ std::optional<ProfileResult> profile_from_json(const json& p) {
   out.executions = get<std::int64_t>(p, "executions");
   out.report_path = get_opt<std::string>(p, "report_path");
   out.csv_path = get_opt<std::string>(p, "csv_path");
+  out.timing_report_path = get_opt<std::string>(p, "timing_report_path");
+  out.timing_csv_path = get_opt<std::string>(p, "timing_csv_path");
+  out.sections_kernel_sum_ms = get_opt<double>(p, "sections_kernel_sum_ms");
+  out.sections_sm_frequency_mhz = get_opt<double>(p, "sections_sm_frequency_mhz");
   for (const auto& k : at(p, "kernels")) {
     ProfiledKernel kernel;
     kernel.name = get<std::string>(k, "name");

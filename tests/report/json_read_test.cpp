@@ -50,7 +50,7 @@ RowResult full_row() {
   row.kernels = {KernelSummary{"nvjet_sm90_hsh_64x384", {132, 1, 1}, {384, 1, 1}, 1, 0.0071}};
   row.kernel_sum_stats = summarize({0.0071, 0.0072});
   row.row_time_ms = 42.5;
-  row.stage_ms = {{"plan", 1.5}, {"check", 20.0}, {"measure", 21.0}};
+  row.stage_ms = {{"plan", 1.5}, {"reference", 3.0}, {"check", 20.0}, {"measure", 21.0}};
   row.analytical_flops = 2e9;
   row.analytical_io_bytes = 3e6;
   Correctness c;
@@ -58,6 +58,7 @@ RowResult full_row() {
   c.max_abs_diff = std::numeric_limits<double>::infinity();  // written as null
   c.max_rel_diff = 0.5;
   c.reference = "fp64 cpu";
+  c.compared_on = "device";
   c.outputs.push_back({"y", false, 1, 0.5, 0.1, 3, 1, "at [0,1]", 1e-3, 1e-5, "fp32 default"});
   c.outputs.push_back({"z", true, 0, 0, 0, 0, 0, "", 1e-3, 1e-5, "fp32 default"});
   row.correctness = c;
@@ -109,8 +110,12 @@ RowResult full_row() {
   profile.sections = {"SpeedOfLight"};
   profile.executions = 3;
   profile.report_path = "p/001.ncu-rep";
-  profile.kernels = {{"k1", 2, 0.5, 80.0, std::nullopt, 40.0, 64, 1024, {1, 2, 3}, {128, 1, 1}}};
+  profile.kernels = {{"k1", 2, 0.5, 80.0, std::nullopt, 40.0, 64, 1024, {1, 2, 3}, {128, 1, 1}, 1965.0}};
   profile.kernel_sum_ms = 1.0;
+  profile.timing_report_path = "p/001.timing.ncu-rep";
+  profile.sections_kernel_sum_ms = 1.04;
+  profile.sections_sm_frequency_mhz = 1676.0;
+  profile.row_sm_mhz = 1972.0;
   row.profile = profile;
   return row;
 }
@@ -148,6 +153,7 @@ TEST(JsonRead, GraphRoundTripIsExact) {
   g.graph_path = "suite.tar.gz:conv.json";
   g.analytical_flops = 10;
   g.results = {full_row(), full_row()};
+  g.stage_ms = {{"inputs", 81.0}, {"engines", 196.5}};
   g.regret.push_back({"onednn", "e1", "p1", "e2", "p2", PairedDelta{}, "note"});
   const auto written = graph_to_json(g);
   EXPECT_EQ(graph_to_json(graph_from_json(written)), written);
