@@ -31,8 +31,8 @@ enum class IsolationMode { none, graph, row };
 std::string_view isolation_mode_name(IsolationMode mode);
 std::optional<IsolationMode> isolation_mode_from_name(std::string_view name);
 // `graph` when a provider of these (every default one when empty) runs on a GPU: GPU libraries are
-// where crashes and sticky errors happen, and a child's start-up is small next to a GPU graph's
-// rows. `none` otherwise (docs/reliability.md has the measured cost).
+// where crashes and sticky errors happen, and the worker's start-up is paid once per suite.
+// `none` otherwise (docs/reliability.md has the measured cost).
 IsolationMode default_isolation(const std::vector<std::string>& provider_names);
 
 // The child timeout used when --timeout-s is not given, so that a hung kernel cannot stall an
