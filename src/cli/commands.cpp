@@ -182,6 +182,7 @@ void add_run_options(CLI::App& app, RunCommand& c) {
   app.add_option("--isolated-child-journal", c.child_journal)->group("");
   app.add_option("--isolated-child-rows", c.child_rows)->group("");
   app.add_option("--isolated-child-dump-folder", c.child_dump_folder)->group("");
+  app.add_flag("--isolated-child-worker", c.child_worker)->group("");
   // Hidden: how --profile starts its children (run/profiler.hpp).
   app.add_option("--profile-child-plan", c.profile_child_plan)->group("");
 }
@@ -282,7 +283,7 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
     throw UsageError(
         "--profile re-runs each row under ncu after the run, one child at a time on this machine's GPU, "
         "and is not available under mpirun: profile the rows in a run without it (docs/profiling.md)");
-  if (!c.profile.empty() && c.child_graph.empty()) {
+  if (!c.profile.empty() && c.child_graph.empty() && !c.child_worker) {
     try {
       profile = parse_profile_spec(c.profile);
     } catch (const std::invalid_argument& e) {
@@ -297,6 +298,7 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
   if (!c.child_graph.empty())
     return run_isolated_child(
         {c.child_graph, c.child_path, c.child_journal, c.child_rows, c.child_dump_folder}, options);
+  if (c.child_worker) return run_isolated_worker(options);
   if (const auto code = execute_run_under_mpi(c, command_line)) return *code;
 
   const auto isolation = resolve_isolation(c);
@@ -339,7 +341,7 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
     sinks.push_back(journal.get());
   }
   ObserverFanout fanout(sinks);
-  std::unique_ptr<GraphExecutor> isolated;
+  std::unique_ptr<IsolatedExecutor> isolated;
   // Isolated children always have a deadline: the user's, or one derived from the caps.
   const double timeout_s = c.timeout_s > 0 ? c.timeout_s : default_child_timeout_s(options, isolation);
   if (isolation != IsolationMode::none && !options.dry_run)
@@ -347,6 +349,8 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
   install_stop_signal_handlers();
   auto suite = run_suite(inputs.inputs, options, fanout,
                          {isolated.get(), resume ? &*resume : nullptr, shard ? &*shard : nullptr});
+  const std::size_t children_started = isolated ? isolated->children_started() : 0;
+  isolated.reset();  // its worker (a GPU context, loaded libraries) ends before profiling starts
   observer.finish();
   if (profile && !options.dry_run) {
     std::map<std::string, std::filesystem::path> graph_files;
@@ -375,6 +379,9 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
   suite.metadata["options"]["timeout_basis"] = isolation == IsolationMode::none ? nlohmann::json(nullptr)
                                                : c.timeout_s > 0 ? nlohmann::json("--timeout-s")
                                                                  : nlohmann::json("derived from the caps");
+  // How many isolated child processes the run started: with --isolate graph, 1 unless a worker
+  // died, timed out or was retired after a failed row (docs/reliability.md).
+  suite.metadata["isolation"] = {{"children_started", children_started}};
   suite.metadata["options"]["journal"] =
       journal_file.empty() ? nlohmann::json(nullptr) : nlohmann::json(journal_file);
   suite.metadata["options"]["resumed_rows"] = resume ? nlohmann::json(resume->rows) : nlohmann::json(nullptr);

@@ -4,6 +4,11 @@
 // and stderr captured (its tail is kept for error messages). The whole group is killed (SIGKILL)
 // at the deadline, or as soon as stop_requested() (run/interrupt.hpp). A child dies with its
 // parent (PR_SET_PDEATHSIG), so a parent killed by SIGKILL leaves nothing running.
+//
+// WorkerProcess is the long-lived form: the same child, kept across requests, with a pipe on its
+// stdin for requests and one on its stdout for replies (one line each way).
+#include <sys/types.h>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,5 +43,44 @@ struct ChildOptions {
 // `argv[0]` is the program to execute. Throws std::runtime_error when it cannot be started.
 ChildOutcome run_child_process(const std::vector<std::string>& argv, std::optional<double> timeout_s,
                                const ChildOptions& options = {});
+
+// One reply of a WorkerProcess, or how the worker ended instead of replying.
+struct WorkerReply {
+  std::optional<std::string> line;  // the reply, without its newline; nullopt: the worker ended
+  // With a reply: only stderr_tail (what the worker wrote during this request). Without: how the
+  // worker ended (a timed-out or stopped worker has been killed, its whole group with it).
+  ChildOutcome outcome;
+};
+
+// A child that serves requests until its stdin is closed. The deadline, the stack request, the
+// group kill and the stderr tail are those of run_child_process, per request: a worker that dies
+// or hangs in one request is reported as a child that did, with the stderr it wrote in that
+// request. A worker that ended (any reply without a line) is not asked again.
+class WorkerProcess {
+ public:
+  // ChildOptions::stdout_path is ignored (stdout carries the replies). Throws std::runtime_error
+  // when the worker cannot be started.
+  WorkerProcess(const std::vector<std::string>& argv, const ChildOptions& options);
+  // close().
+  ~WorkerProcess();
+  WorkerProcess(const WorkerProcess&) = delete;
+  WorkerProcess& operator=(const WorkerProcess&) = delete;
+
+  // Sends `line` (one line, no newline in it) and waits for the next line on the worker's stdout.
+  WorkerReply request(const std::string& line, std::optional<double> timeout_s);
+  // Whether the worker is still running (it may have died between requests).
+  bool running();
+  // Closes the worker's stdin (its cue to exit) and gives it a moment to exit cleanly, then kills
+  // its group. Idempotent.
+  void close();
+
+ private:
+  ChildOptions options_;
+  pid_t pid_ = -1;
+  int stdin_fd_ = -1;
+  int stdout_fd_ = -1;
+  int stderr_fd_ = -1;
+  std::string pending_;  // bytes read from stdout after the last complete line
+};
 
 }  // namespace dnnbench

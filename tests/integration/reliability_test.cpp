@@ -219,7 +219,7 @@ std::map<std::string, json> rows_by_engine(const json& graph) {
 void expect_crashes_isolated(const std::string& mode) {
   if (!crashtest_built()) GTEST_SKIP() << "built without DNNBENCH_TEST_PROVIDERS";
   TempDir dir;
-  const auto r = run_cli(crash_args(dir / "c.json", {"--isolate", mode, "--skip-engine", "hang"}));
+  const auto r = run_cli(crash_args(dir / "c.json", {"--isolate", mode, "--skip-engine", "hang,throw"}));
   EXPECT_EQ(r.exit_code, 1) << r.err;
   const auto result = json::parse(read_text(dir / "c.json"));
   EXPECT_TRUE(result.at("complete").get<bool>());
@@ -275,6 +275,145 @@ TEST(Reliability, AHangingRowBecomesATimeoutRow) {
     EXPECT_NE(message.find("dnnbench::"), std::string::npos) << message;
     EXPECT_EQ(rows["ok"].at("status"), "success");
   }
+}
+
+// A suite of four graphs, for the worker tests: graph 2 is pointwise_tanh, where
+// DNNBENCH_CRASHTEST_GRAPHS makes the crashtest engines fail.
+std::vector<std::string> worker_args(const std::filesystem::path& output,
+                                     const std::vector<std::string>& extra) {
+  std::vector<std::string> args{"run",
+                                "-g",
+                                source_path("graphs/samples/pointwise_relu.json") + "," +
+                                    source_path("graphs/samples/pointwise_tanh.json") + "," +
+                                    source_path("graphs/samples/pointwise_sigmoid.json") + "," +
+                                    source_path("graphs/samples/pointwise_exp.json"),
+                                "--progress",
+                                "none",
+                                "-o",
+                                output.string()};
+  for (const auto& a : quick_timing()) args.push_back(a);
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+const std::vector<std::string> kFailInGraph2{"DNNBENCH_CRASHTEST_GRAPHS=pointwise_tanh"};
+
+std::size_t children_started(const json& result) {
+  return result.at("metadata").at("isolation").at("children_started").get<std::size_t>();
+}
+
+// --isolate graph pays a child's start (process, libraries, on a GPU the CUDA context) once per
+// suite: one worker serves every graph when nothing fails.
+TEST(Reliability, OneWorkerServesASuiteInWhichNothingFails) {
+  if (!crashtest_built()) GTEST_SKIP() << "built without DNNBENCH_TEST_PROVIDERS";
+  TempDir dir;
+  const auto r = run_cli(
+      worker_args(dir / "w.json", {"--provider", "crashtest", "--engine", "ok", "--isolate", "graph"}));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const auto result = json::parse(read_text(dir / "w.json"));
+  ASSERT_EQ(result.at("graphs").size(), 4u);
+  for (const auto& graph : result.at("graphs")) {
+    EXPECT_EQ(graph.at("status"), "ok") << graph.dump();
+    ASSERT_EQ(graph.at("results").size(), 1u) << graph.dump();
+    EXPECT_EQ(graph.at("results").at(0).at("status"), "success") << graph.dump();
+  }
+  EXPECT_EQ(children_started(result), 1u);
+  // Without isolation there is no child.
+  const auto none = run_cli(
+      worker_args(dir / "n.json", {"--provider", "crashtest", "--engine", "ok", "--isolate", "none"}));
+  EXPECT_EQ(none.exit_code, 0) << none.err;
+  EXPECT_EQ(children_started(json::parse(read_text(dir / "n.json"))), 0u);
+}
+
+// A crash in graph 2 of 4 costs that row and one new worker: the row is an error row with the
+// signal and the stderr the worker wrote in that graph; graph 2's finished row stays, its other
+// rows and graphs 3-4 run in the second worker, which has no failure and so serves to the end.
+TEST(Reliability, ACrashInGraph2CostsOneRowAndOneNewWorker) {
+  if (!crashtest_built()) GTEST_SKIP() << "built without DNNBENCH_TEST_PROVIDERS";
+  TempDir dir;
+  const auto r = run_cli(worker_args(dir / "c.json", {"--provider", "crashtest,reference", "--skip-engine",
+                                                      "abort,hang,throw", "--isolate", "graph"}),
+                         kFailInGraph2);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const auto result = json::parse(read_text(dir / "c.json"));
+  EXPECT_TRUE(result.at("complete").get<bool>());
+  ASSERT_EQ(result.at("graphs").size(), 4u);
+  ASSERT_EQ(result.at("graphs").at(1).at("graph_name"), "pointwise_tanh") << "graphs run in -g order";
+  for (std::size_t g = 0; g < 4; ++g) {
+    const auto& graph = result.at("graphs").at(g);
+    EXPECT_EQ(graph.at("status"), "ok") << graph.dump();
+    const auto& rows = graph.at("results");
+    ASSERT_GE(rows.size(), 3u) << graph.dump();
+    EXPECT_EQ(rows.at(0).at("engine_id"), "ok");
+    EXPECT_EQ(rows.at(0).at("status"), "success") << "finished before the crash";
+    EXPECT_EQ(rows.at(1).at("engine_id"), "segv");
+    for (std::size_t i = 2; i < rows.size(); ++i) {
+      EXPECT_EQ(rows.at(i).at("provider"), "reference");
+      EXPECT_EQ(rows.at(i).at("status"), "success") << rows.at(i).dump();
+    }
+    if (g != 1) {
+      EXPECT_EQ(rows.at(1).at("status"), "success") << rows.at(1).dump();
+      continue;
+    }
+    EXPECT_EQ(rows.at(1).at("status"), "error");
+    const auto message = rows.at(1).at("error_message").get<std::string>();
+    EXPECT_TRUE(message.find("signal 11") != std::string::npos ||
+                message.find("AddressSanitizer") != std::string::npos)
+        << message;
+    EXPECT_NE(message.find("crashtest: built segv for graph pointwise_tanh"), std::string::npos) << message;
+    EXPECT_EQ(message.find("pointwise_relu"), std::string::npos)
+        << "the tail is that of the graph the worker died in: " << message;
+  }
+  EXPECT_EQ(children_started(result), 2u);
+}
+
+// A hang in graph 2: a timeout row with the worker's stack, as with a child per graph; the next
+// worker finishes the suite.
+TEST(Reliability, AHangInGraph2BecomesATimeoutRowAndTheSuiteGoesOn) {
+  if (!crashtest_built()) GTEST_SKIP() << "built without DNNBENCH_TEST_PROVIDERS";
+  TempDir dir;
+  const auto r = run_cli(
+      worker_args(dir / "h.json", {"--provider", "crashtest", "--engine", "ok,hang", "--timeout-s", "2"}),
+      kFailInGraph2);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const auto result = json::parse(read_text(dir / "h.json"));
+  ASSERT_EQ(result.at("graphs").size(), 4u);
+  ASSERT_EQ(result.at("graphs").at(1).at("graph_name"), "pointwise_tanh") << "graphs run in -g order";
+  for (std::size_t g = 0; g < 4; ++g) {
+    auto rows = rows_by_engine(result.at("graphs").at(g));
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows["ok"].at("status"), "success");
+    if (g != 1) {
+      EXPECT_EQ(rows["hang"].at("status"), "success") << rows["hang"].dump();
+      continue;
+    }
+    EXPECT_EQ(rows["hang"].at("status"), "timeout");
+    const auto message = rows["hang"].at("error_message").get<std::string>();
+    EXPECT_NE(message.find("2 s timeout"), std::string::npos) << message;
+    EXPECT_NE(message.find("it was waiting in: "), std::string::npos) << message;
+    EXPECT_NE(message.find("sleep"), std::string::npos) << message;
+  }
+  EXPECT_EQ(children_started(result), 2u);
+}
+
+// Sticky-error safety: a worker in which a row ended `error` serves no further graph (a library
+// that hit a sticky CUDA error would fail every row after it).
+TEST(Reliability, AWorkerIsRetiredAfterAGraphWithAnErrorRow) {
+  if (!crashtest_built()) GTEST_SKIP() << "built without DNNBENCH_TEST_PROVIDERS";
+  TempDir dir;
+  const auto r = run_cli(
+      worker_args(dir / "e.json", {"--provider", "crashtest", "--engine", "ok,throw", "--isolate", "graph"}),
+      kFailInGraph2);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const auto result = json::parse(read_text(dir / "e.json"));
+  ASSERT_EQ(result.at("graphs").size(), 4u);
+  auto rows = rows_by_engine(result.at("graphs").at(1));
+  EXPECT_EQ(rows["throw"].at("status"), "error");
+  EXPECT_NE(rows["throw"].at("error_message").get<std::string>().find("fails on request"), std::string::npos);
+  for (std::size_t g : {0, 2, 3}) {
+    for (const auto& row : result.at("graphs").at(g).at("results")) EXPECT_EQ(row.at("status"), "success");
+  }
+  EXPECT_EQ(children_started(result), 2u) << "one for graphs 1-2, a fresh one for graphs 3-4";
 }
 
 TEST(Reliability, TimeoutWithoutIsolationIsAUsageError) {

@@ -81,5 +81,79 @@ TEST(ChildProcess, ReportsAProgramThatCannotStart) {
   EXPECT_NE(outcome.stderr_tail.find("cannot execute"), std::string::npos);
 }
 
+// A worker played by a shell: one line in, one line out, until its stdin closes.
+TEST(WorkerProcess, AnswersRequestsUntilItsStdinCloses) {
+  WorkerProcess worker(shell("while read line; do echo \"got $line\"; done"), {});
+  const auto first = worker.request("a", 5.0);
+  ASSERT_TRUE(first.line) << first.outcome.describe();
+  EXPECT_EQ(*first.line, "got a");
+  const auto second = worker.request("b c", 5.0);
+  ASSERT_TRUE(second.line) << second.outcome.describe();
+  EXPECT_EQ(*second.line, "got b c");
+  EXPECT_TRUE(worker.running());
+  worker.close();
+  EXPECT_FALSE(worker.running());
+}
+
+// A dead worker's message must show what it wrote in the request it died in, not its whole life.
+TEST(WorkerProcess, TheStderrTailIsThatOfTheRequest) {
+  WorkerProcess worker(shell("while read line; do echo \"working on $line\" >&2; "
+                             "if [ \"$line\" = die ]; then kill -SEGV $$; fi; echo done; done"),
+                       {});
+  const auto first = worker.request("one", 5.0);
+  ASSERT_TRUE(first.line) << first.outcome.describe();
+  EXPECT_NE(first.outcome.stderr_tail.find("working on one"), std::string::npos) << first.outcome.stderr_tail;
+  const auto died = worker.request("die", 5.0);
+  EXPECT_FALSE(died.line);
+  EXPECT_EQ(died.outcome.end, ChildOutcome::End::signaled);
+  EXPECT_EQ(died.outcome.signal, SIGSEGV);
+  EXPECT_NE(died.outcome.stderr_tail.find("working on die"), std::string::npos) << died.outcome.stderr_tail;
+  EXPECT_EQ(died.outcome.stderr_tail.find("working on one"), std::string::npos) << died.outcome.stderr_tail;
+  EXPECT_FALSE(worker.running());
+}
+
+TEST(WorkerProcess, AWorkerThatEndsWithoutReplyingIsReported) {
+  WorkerProcess worker(shell("read line; exit 0"), {});
+  const auto reply = worker.request("x", 5.0);
+  EXPECT_FALSE(reply.line);
+  EXPECT_EQ(reply.outcome.end, ChildOutcome::End::exited);
+  EXPECT_EQ(reply.outcome.exit_status, 0);
+}
+
+// The deadline is per request (a worker's life is longer than it), and at the deadline the worker
+// is asked for its stack and its whole group is killed, as run_child_process does.
+TEST(WorkerProcess, TheDeadlineIsPerRequest) {
+  const std::string script =
+      "trap 'printf \"== dnnbench: main thread stack\\n"
+      "dnnbench(_ZN8dnnbench11PlanSession7measureERNS_12StoppingRuleEb+0x4c) [0x1]\\n"
+      "== dnnbench: end of stack\\n\" >&2' USR2; "
+      "while read line; do if [ \"$line\" = hang ]; then sleep 30 & while :; do sleep 0.05; done; fi; "
+      "sleep 0.2; echo done; done";
+  ChildOptions options;
+  options.ask_for_stack = true;
+  WorkerProcess worker(shell(script), options);
+  for (int i = 0; i < 3; ++i) {  // 0.6 s in all, past one deadline of 0.5 s
+    const auto reply = worker.request("work", 0.5);
+    ASSERT_TRUE(reply.line) << reply.outcome.describe();
+  }
+  const auto hung = worker.request("hang", 0.5);
+  EXPECT_FALSE(hung.line);
+  EXPECT_EQ(hung.outcome.end, ChildOutcome::End::timed_out);
+  EXPECT_EQ(hung.outcome.stack, "dnnbench::PlanSession::measure");
+  EXPECT_NE(hung.outcome.describe().find("0.5 s timeout"), std::string::npos) << hung.outcome.describe();
+  EXPECT_FALSE(worker.running());
+}
+
+// A worker that died between requests: the next request learns it without the parent dying of
+// SIGPIPE.
+TEST(WorkerProcess, ARequestToADeadWorkerReportsItsEnd) {
+  WorkerProcess worker(shell("read line; echo done; exit 4"), {});
+  ASSERT_TRUE(worker.request("x", 5.0).line);
+  const auto reply = worker.request("y", 5.0);
+  EXPECT_FALSE(reply.line);
+  EXPECT_EQ(reply.outcome.end, ChildOutcome::End::exited);
+  EXPECT_EQ(reply.outcome.exit_status, 4);
+}
+
 }  // namespace
 }  // namespace dnnbench

@@ -2,7 +2,10 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
+#include <string_view>
 #include <thread>
 
 #include "providers/reference/reference_provider.hpp"
@@ -12,24 +15,44 @@ namespace {
 
 class FailingPlan final : public Plan {
  public:
-  FailingPlan(std::string engine, std::unique_ptr<Plan> reference)
-      : engine_(std::move(engine)), reference_(std::move(reference)) {}
+  // `fails`: false runs the reference whatever the engine (a graph outside DNNBENCH_CRASHTEST_GRAPHS).
+  FailingPlan(std::string engine, bool fails, std::unique_ptr<Plan> reference)
+      : engine_(std::move(engine)), fails_(fails), reference_(std::move(reference)) {}
   std::string name() const override { return engine_; }
   std::size_t workspace_bytes() const override { return 0; }
   void bind(const Bindings& bindings, Stream& stream) override { reference_->bind(bindings, stream); }
   void execute(Stream& stream) override {
-    if (engine_ == "segv") std::raise(SIGSEGV);
-    if (engine_ == "abort") std::abort();
-    if (engine_ == "hang")
-      for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+    if (fails_) fail();
     reference_->execute(stream);
   }
   void publish_outputs(Stream& stream) override { reference_->publish_outputs(stream); }
 
  private:
+  void fail() const {
+    if (engine_ == "segv") std::raise(SIGSEGV);
+    if (engine_ == "abort") std::abort();
+    if (engine_ == "hang")
+      for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+    if (engine_ == "throw") throw std::runtime_error("the crashtest engine `throw` fails on request");
+  }
+
   std::string engine_;
+  bool fails_;
   std::unique_ptr<Plan> reference_;
 };
+
+// Whether the failing engines fail on this graph (DNNBENCH_CRASHTEST_GRAPHS, crashtest_provider.hpp).
+bool fails_in(const Graph& graph) {
+  const char* names = std::getenv("DNNBENCH_CRASHTEST_GRAPHS");
+  if (!names) return true;
+  std::string_view rest = names;
+  while (!rest.empty()) {
+    const auto comma = rest.find(',');
+    if (rest.substr(0, comma) == graph.name) return true;
+    rest.remove_prefix(comma == std::string_view::npos ? rest.size() : comma + 1);
+  }
+  return false;
+}
 
 class CrashtestProvider final : public Provider {
  public:
@@ -41,7 +64,8 @@ class CrashtestProvider final : public Provider {
     return {{"ok", "the reference", {}},
             {"segv", "raises SIGSEGV", {}},
             {"abort", "calls abort()", {}},
-            {"hang", "never returns", {}}};
+            {"hang", "never returns", {}},
+            {"throw", "throws an exception", {}}};
   }
   PlanSpec heuristic_plan(const Graph&, const EngineInfo& engine) override { return {engine.id, {}}; }
   std::vector<PlanSpec> plan_space(const Graph& graph, const EngineInfo& engine,
@@ -49,8 +73,12 @@ class CrashtestProvider final : public Provider {
     return {heuristic_plan(graph, engine)};
   }
   std::unique_ptr<Plan> build(const Graph& graph, const PlanSpec& spec) override {
+    // One line per row on stderr: what an isolated child's stderr tail shows (the tests check that
+    // a worker's tail holds the graph it died in, not the ones before).
+    std::fprintf(stderr, "crashtest: built %s for graph %s\n", spec.engine_id.c_str(), graph.name.c_str());
     auto reference_spec = reference_->heuristic_plan(graph, reference_->engines(graph).front());
-    return std::make_unique<FailingPlan>(spec.engine_id, reference_->build(graph, reference_spec));
+    return std::make_unique<FailingPlan>(spec.engine_id, fails_in(graph),
+                                         reference_->build(graph, reference_spec));
   }
 
  private:

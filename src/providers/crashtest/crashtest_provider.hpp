@@ -7,6 +7,9 @@
 //   segv   raises SIGSEGV in its first execution
 //   abort  calls std::abort() in its first execution
 //   hang   sleeps forever in its first execution (for --timeout-s)
+//   throw  throws in its first execution: an `error` row from a process that goes on
+// DNNBENCH_CRASHTEST_GRAPHS=NAME,NAME (graph names) limits the failures to those graphs; the
+// failing engines of any other graph run as `ok`. A test of a suite can so fail in one graph only.
 // It decorates the reference provider rather than duplicating it: a test double, not a library.
 #include <memory>
 
