@@ -323,10 +323,10 @@ TEST_F(Distributed, SigintWritesPartialResultsAndResumeCompletesThem) {
   const auto output = dir / "stopped.json";
   const auto journal = output.string() + ".journal.jsonl";
   {
-    // A child process per graph (not in the options fingerprint) makes the run last seconds, so
-    // that the signal falls inside it.
+    // A child process per row (not in the options fingerprint) makes the run last seconds, so
+    // that the signal falls inside it (--isolate graph's one worker per rank is too quick now).
     auto args = suite_args(suite_, output);
-    args.insert(args.end(), {"--isolate", "graph"});
+    args.insert(args.end(), {"--isolate", "row"});
     Background run(with_mpirun(2, args), kMpiEnvironment, dir, "mpirun");
     ASSERT_TRUE(
         wait_for([&] { return read_text(journal).find("\"event\":\"graph\"") != std::string::npos; }, run))
