@@ -157,7 +157,8 @@ std::optional<Correctness> correctness_from_json(const json& c) {
   out.atol = num(c, "atol");
   out.reference = get<std::string>(c, "reference");
   // Absent in results written before the device comparison existed: those compared on the host.
-  if (const auto& where = at_or_null(c, "compared_on"); where.is_string()) out.compared_on = where.get<std::string>();
+  if (const auto& where = at_or_null(c, "compared_on"); where.is_string())
+    out.compared_on = where.get<std::string>();
   for (const auto& o : at(c, "outputs")) {
     OutputCheck check;
     check.tensor = get<std::string>(o, "tensor");
@@ -265,10 +266,6 @@ std::optional<ProfileResult> profile_from_json(const json& p) {
   out.executions = get<std::int64_t>(p, "executions");
   out.report_path = get_opt<std::string>(p, "report_path");
   out.csv_path = get_opt<std::string>(p, "csv_path");
-  out.timing_report_path = get_opt<std::string>(p, "timing_report_path");
-  out.timing_csv_path = get_opt<std::string>(p, "timing_csv_path");
-  out.sections_kernel_sum_ms = get_opt<double>(p, "sections_kernel_sum_ms");
-  out.sections_sm_frequency_mhz = get_opt<double>(p, "sections_sm_frequency_mhz");
   for (const auto& k : at(p, "kernels")) {
     ProfiledKernel kernel;
     kernel.name = get<std::string>(k, "name");

@@ -193,14 +193,8 @@ struct ProfileResult {
   std::string tool;  // "ncu"
   std::vector<std::string> sections;
   std::int64_t executions = 0;  // timed executions captured
-  std::optional<std::string> report_path, csv_path;  // the sections run (run/profiler.hpp NcuRun)
-  std::optional<std::string> timing_report_path, timing_csv_path;  // the timing run
-  // Per kernel: durations and SM clocks from the timing run (one pass: duration and clock only);
-  // every other figure from the sections run.
+  std::optional<std::string> report_path, csv_path;
   std::vector<ProfiledKernel> kernels;
-  // The sections run's own kernel sum and SM clock, for the record: its many replay passes ran
-  // the kernels at another clock than the timing run's.
-  std::optional<double> sections_kernel_sum_ms, sections_sm_frequency_mhz;
   std::optional<double> kernel_sum_ms;  // per execution: sum of duration x launches
   // Against the row's own CUPTI record (run/profiler.hpp compare_profile_with_row): kernel_sum_ms
   // over the median of kernel_sum_stats, and whether ncu saw the kernels the row ran (by name,

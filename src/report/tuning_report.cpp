@@ -94,11 +94,8 @@ void print_profile_details(std::ostream& out, const RowResult& r) {
     fmt::print(out, "      kernel sum: ncu {:.4f} ms vs CUPTI {:.4f} ms ({:+.1f}%)\n", *p.kernel_sum_ms,
                r.kernel_sum_stats->median, 100 * (*p.ratio_to_cupti - 1));
   if (p.sm_frequency_mhz)
-    fmt::print(out, "      SM clock: ncu's timing run {:.0f} MHz{}; the row's samples {}\n", *p.sm_frequency_mhz,
-               p.sections_sm_frequency_mhz
-                   ? fmt::format(" (its sections run {:.0f} MHz, kernel sum {:.4f} ms)", *p.sections_sm_frequency_mhz,
-                                 p.sections_kernel_sum_ms.value_or(0))
-                   : std::string(),
+    fmt::print(out, "      SM clock: ncu's kernels ran at {:.0f} MHz; the row's samples at {}\n",
+               *p.sm_frequency_mhz,
                p.row_sm_mhz ? fmt::format("{:.0f} MHz", *p.row_sm_mhz) : std::string("(not read)"));
   if (p.same_kernels_as_row && !*p.same_kernels_as_row)
     fmt::print(out, "      NOT the row's kernels: ncu profiled {}; the row ran {}\n",

@@ -153,28 +153,27 @@ std::string artefact_base(const GraphResult& graph, const RowResult& row, std::s
                      sanitize_for_path(row.provider), sanitize_for_path(row.engine_id.value_or("none")));
 }
 
-// One ncu run of the row's child and the CSV of its report.
+// The row's child under ncu, and the CSV of ncu's report.
 struct NcuArtefacts {
   std::string report, csv;
 };
-NcuArtefacts run_ncu(const ProfileRequest& request, const std::string& base, const std::vector<std::string>& child,
-                     NcuRun run) {
+NcuArtefacts run_ncu(const ProfileRequest& request, const std::string& base,
+                     const std::vector<std::string>& child) {
   std::error_code ec;
-  const auto outcome = run_child_process(ncu_command(request, base, child, run), request.timeout_s);
+  const auto outcome = run_child_process(ncu_command(request, base, child), request.timeout_s);
   const auto report = base + ".ncu-rep";
-  const char* which = run == NcuRun::timing ? "the timing run" : "the sections run";
   if (!fs::exists(report, ec))
-    throw std::runtime_error(fmt::format("ncu wrote no report in {}: it {}{}", which, outcome.describe(),
+    throw std::runtime_error(fmt::format("ncu wrote no report: it {}{}", outcome.describe(),
                                          outcome.stderr_tail.empty() ? "" : "; " + outcome.stderr_tail));
   if (outcome.end != ChildOutcome::End::exited || outcome.exit_status != 0)
-    throw std::runtime_error(fmt::format("the profiled child of {} {}{}", which, outcome.describe(),
+    throw std::runtime_error(fmt::format("the profiled child {}{}", outcome.describe(),
                                          outcome.stderr_tail.empty() ? "" : "; " + outcome.stderr_tail));
   const auto csv = base + ".csv";
   ChildOptions to_csv;
   to_csv.stdout_path = csv;
   const auto exported = run_child_process(
-      {request.tool_path, "--import", report, "--csv", "--page", "raw", "--print-units", "base"}, request.timeout_s,
-      to_csv);
+      {request.tool_path, "--import", report, "--csv", "--page", "raw", "--print-units", "base"},
+      request.timeout_s, to_csv);
   if (exported.end != ChildOutcome::End::exited || exported.exit_status != 0)
     throw std::runtime_error(fmt::format("ncu --import {}{}", exported.describe(),
                                          exported.stderr_tail.empty() ? "" : ": " + exported.stderr_tail));
@@ -276,7 +275,7 @@ std::vector<std::string> profile_child_arguments(const std::string& self, const 
 }
 
 std::vector<std::string> ncu_command(const ProfileRequest& request, const std::string& report_base,
-                                     const std::vector<std::string>& child, NcuRun run) {
+                                     const std::vector<std::string>& child) {
   // --clock-control none and --cache-control none: ncu otherwise locks the clocks to base and
   // flushes caches before each kernel, and its durations would not compare with dnnbench's hot,
   // unlocked kernel times.
@@ -291,23 +290,9 @@ std::vector<std::string> ncu_command(const ProfileRequest& request, const std::s
                                 "-f",
                                 "-o",
                                 report_base};
-  if (run == NcuRun::timing)
-    argv.insert(argv.end(), {"--metrics", kNcuTimingMetrics});
-  else
-    for (const auto& section : request.sections) argv.insert(argv.end(), {"--section", section});
+  for (const auto& section : request.sections) argv.insert(argv.end(), {"--section", section});
   argv.insert(argv.end(), child.begin(), child.end());
   return argv;
-}
-
-void take_timing_run(std::vector<ProfiledKernel>& kernels, const std::vector<ProfiledKernel>& timing) {
-  for (auto& k : kernels) {
-    const auto it = std::find_if(timing.begin(), timing.end(), [&](const ProfiledKernel& t) {
-      return t.name == k.name && t.grid == k.grid && t.block == k.block;
-    });
-    if (it == timing.end()) continue;
-    k.duration_ms = it->duration_ms;
-    k.sm_frequency_mhz = it->sm_frequency_mhz;
-  }
 }
 
 std::vector<ProfiledKernel> kernels_from_ncu_csv(const std::string& csv, std::int64_t executions) {
@@ -463,18 +448,10 @@ void profile_rows(SuiteResult& suite, const std::map<std::string, fs::path>& gra
         if (file == graph_files.end()) throw std::runtime_error("the graph's file is gone");
         const auto child =
             profile_child_arguments(self, file->second.string(), row, options, request.executions);
-        const auto timing = run_ncu(request, base + ".timing", child, NcuRun::timing);
-        const auto sections = run_ncu(request, base, child, NcuRun::sections);
-        p.timing_report_path = timing.report, p.timing_csv_path = timing.csv;
-        p.report_path = sections.report, p.csv_path = sections.csv;
-        p.kernels = kernels_from_ncu_csv(read_file(sections.csv), request.executions);
+        const auto run = run_ncu(request, base, child);
+        p.report_path = run.report, p.csv_path = run.csv;
+        p.kernels = kernels_from_ncu_csv(read_file(run.csv), request.executions);
         if (p.kernels.empty()) throw std::runtime_error("ncu profiled no kernel in the capture range");
-        // The sections run's own figures, for the record: its many passes ran the kernels at
-        // another clock (NcuRun).
-        const ProfileResult as_sections = summed(p.kernels);
-        p.sections_kernel_sum_ms = as_sections.kernel_sum_ms;
-        p.sections_sm_frequency_mhz = as_sections.sm_frequency_mhz;
-        take_timing_run(p.kernels, kernels_from_ncu_csv(read_file(timing.csv), request.executions));
         p.kernel_sum_ms = summed(p.kernels).kernel_sum_ms;
         compare_profile_with_row(p, row);
       } catch (const std::exception& e) {

@@ -49,21 +49,10 @@ std::string counter_permission_problem(std::string_view nvidia_params_text, bool
 std::vector<std::string> profile_child_arguments(const std::string& self, const std::string& graph_file,
                                                  const RowResult& row, const RunOptions& options,
                                                  std::int64_t executions);
-// Which of a row's two ncu runs. The timing run collects only the duration and the SM clock (one
-// replay pass); the sections run collects the requested sections (many passes). Measured on the
-// H200 (bench/RESULTS.md, session 8): under ncu's default sections a Llama-2 GEMM ran at an SM
-// clock of 1.68 GHz where the row's own samples ran at 1.97, and read 4-5% over the row's CUPTI
-// durations; so durations come from the timing run, the other figures from the sections run.
-enum class NcuRun { timing, sections };
-// The metrics of the timing run.
-inline constexpr const char* kNcuTimingMetrics = "gpu__time_duration.sum,gpc__cycles_elapsed.avg.per_second";
 // The whole command: ncu, its options (capture range only, no clock or cache control, so that
-// kernel times compare with dnnbench's own), what it collects, the report path, then the child.
+// kernel times compare with dnnbench's own), the report path, then the child.
 std::vector<std::string> ncu_command(const ProfileRequest& request, const std::string& report_base,
-                                     const std::vector<std::string>& child, NcuRun run = NcuRun::sections);
-// The sections run's kernels with the timing run's durations and SM clocks (matched by name, grid
-// and block); a kernel the timing run did not see keeps its own.
-void take_timing_run(std::vector<ProfiledKernel>& kernels, const std::vector<ProfiledKernel>& timing);
+                                     const std::vector<std::string>& child);
 
 // Kernels of ncu's raw-page CSV (`--csv --page raw --print-units base`): the first line names
 // the columns, the second gives units; one line per profiled launch. Launches of one name, grid

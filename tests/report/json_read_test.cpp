@@ -112,9 +112,6 @@ RowResult full_row() {
   profile.report_path = "p/001.ncu-rep";
   profile.kernels = {{"k1", 2, 0.5, 80.0, std::nullopt, 40.0, 64, 1024, {1, 2, 3}, {128, 1, 1}, 1965.0}};
   profile.kernel_sum_ms = 1.0;
-  profile.timing_report_path = "p/001.timing.ncu-rep";
-  profile.sections_kernel_sum_ms = 1.04;
-  profile.sections_sm_frequency_mhz = 1676.0;
   profile.row_sm_mhz = 1972.0;
   row.profile = profile;
   return row;

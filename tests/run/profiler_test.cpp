@@ -238,31 +238,6 @@ TEST(ProfileChild, CommandLineIsTheAllowlistAndNeverProfiles) {
   EXPECT_EQ(*(std::find(full.begin(), full.end(), "-o") + 1), "/out/row");
   EXPECT_EQ(std::vector<std::string>(full.end() - static_cast<std::ptrdiff_t>(child.size()), full.end()),
             child);
-  // The timing run collects the duration and the SM clock only, whatever sections were asked for.
-  const auto timing = ncu_command(request, "/out/row.timing", child, NcuRun::timing);
-  EXPECT_EQ(std::find(timing.begin(), timing.end(), "--section"), timing.end());
-  EXPECT_EQ(*(std::find(timing.begin(), timing.end(), "--metrics") + 1), kNcuTimingMetrics);
-  EXPECT_EQ(*(std::find(timing.begin(), timing.end(), "--clock-control") + 1), "none");
-}
-
-TEST(ProfileChild, DurationsAndClocksComeFromTheTimingRun) {
-  std::vector<ProfiledKernel> kernels(2);
-  kernels[0].name = "gemm", kernels[0].grid = {132, 1, 1}, kernels[0].duration_ms = 0.249;
-  kernels[0].sm_frequency_mhz = 1676, kernels[0].sm_throughput_pct = 90;
-  kernels[1].name = "reduce", kernels[1].duration_ms = 0.002;
-  std::vector<ProfiledKernel> timing(1);
-  timing[0].name = "gemm", timing[0].grid = {132, 1, 1}, timing[0].duration_ms = 0.240;
-  timing[0].sm_frequency_mhz = 1965;
-  take_timing_run(kernels, timing);
-  EXPECT_DOUBLE_EQ(kernels[0].duration_ms, 0.240);
-  EXPECT_EQ(kernels[0].sm_frequency_mhz, 1965);
-  EXPECT_EQ(kernels[0].sm_throughput_pct, 90) << "the sections run's other figures stay";
-  EXPECT_DOUBLE_EQ(kernels[1].duration_ms, 0.002) << "not in the timing run: its own";
-  // Another grid is another kernel.
-  timing[0].grid = {66, 1, 1};
-  kernels[0].duration_ms = 0.249;
-  take_timing_run(kernels, timing);
-  EXPECT_DOUBLE_EQ(kernels[0].duration_ms, 0.249);
 }
 
 TEST(PlansFrom, SlowerOnlyBeyondTheStoredCIAndTheMinimumEffect) {
