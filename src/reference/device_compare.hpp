@@ -33,7 +33,7 @@ std::unique_ptr<DeviceReference> upload_reference(const Dense& values);
 // synchronized) with `ref` by compare_values' rule. nullopt when this output's dtype or rank is
 // not one the device comparison reads (fp32, fp16, bf16, fp64; rank <= 8): the host compares it.
 // The result's first_mismatch is empty: the host comparison names failures.
-std::optional<CompareResult> compare_on_device(const void* out, const TensorDesc& desc, const DeviceReference& ref,
-                                               const Tolerance& tol);
+std::optional<CompareResult> compare_on_device(const void* out, const TensorDesc& desc,
+                                               const DeviceReference& ref, const Tolerance& tol);
 
 }  // namespace dnnbench

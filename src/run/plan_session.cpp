@@ -170,7 +170,8 @@ Correctness PlanSession::recheck_outputs(const RunOptions& options) {
   return same ? *checked_ : compare_fetched_outputs(options);
 }
 
-Tolerance PlanSession::tolerance_for(const TensorDesc& desc, ReferenceKind kind, const RunOptions& options) const {
+Tolerance PlanSession::tolerance_for(const TensorDesc& desc, ReferenceKind kind,
+                                     const RunOptions& options) const {
   Tolerance tol = tf32_math_ ? tf32_math_tolerance(desc.dtype, data_.cost().reduction_length)
                              : default_tolerance(desc.dtype, data_.cost().reduction_length);
   if (winograd_) tol = winograd_tolerance(tol);
@@ -191,7 +192,8 @@ std::optional<Correctness> PlanSession::compare_passing_outputs_on_device(const 
     const void* out = buffers_->device_data(uid);
     const auto* ref = out ? data_.device_reference(kind, uid) : nullptr;
     if (!ref) return std::nullopt;
-    auto result = compare_on_device(out, graph.tensor(uid), *ref, tolerance_for(graph.tensor(uid), kind, options));
+    auto result =
+        compare_on_device(out, graph.tensor(uid), *ref, tolerance_for(graph.tensor(uid), kind, options));
     if (!result || !result->passed) return std::nullopt;
     results.emplace_back(uid, std::move(*result));
   }

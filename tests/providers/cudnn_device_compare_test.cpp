@@ -151,11 +151,12 @@ TEST(DeviceCompare, CudnnRowsCompareOnTheDeviceAndAgreeWithTheHost) {
   TempDir dir;
   const auto device_out = (dir / "device.json").string();
   const auto args = [&](const std::string& out) {
-    return std::vector<std::string>{"run",        "-g",      source_path("graphs/samples/conv_fwd_2d_nhwc_fp16.json"),
-                                    "--provider", "cudnn",   "--max-engines",
-                                    "2",          "--iters", "3",
-                                    "--isolate",  "none",    "-o",
-                                    out};
+    return std::vector<std::string>{
+        "run",        "-g",      source_path("graphs/samples/conv_fwd_2d_nhwc_fp16.json"),
+        "--provider", "cudnn",   "--max-engines",
+        "2",          "--iters", "3",
+        "--isolate",  "none",    "-o",
+        out};
   };
   const auto on_device = run_cli(args(device_out));
   ASSERT_EQ(on_device.exit_code, 0) << on_device.out << on_device.err;
@@ -176,8 +177,8 @@ TEST(DeviceCompare, CudnnRowsCompareOnTheDeviceAndAgreeWithTheHost) {
     EXPECT_EQ(h[i]["correctness"]["compared_on"], "host") << h[i].dump();
     EXPECT_EQ(d[i]["correctness"]["passed"], h[i]["correctness"]["passed"]);
     // The same plan on the same inputs: the same figures (a deterministic plan repeats its bits).
-    EXPECT_NEAR(d[i]["correctness"]["max_abs_diff"].get<double>(), h[i]["correctness"]["max_abs_diff"].get<double>(),
-                1e-3)
+    EXPECT_NEAR(d[i]["correctness"]["max_abs_diff"].get<double>(),
+                h[i]["correctness"]["max_abs_diff"].get<double>(), 1e-3)
         << d[i]["engine_id"];
   }
   EXPECT_GT(compared, 0);

@@ -105,7 +105,8 @@ TEST(MeasurementModes, StageTimesAddUpToTheRowTime) {
   const auto row = run_reference_row(quick_options());
   ASSERT_EQ(row.status, RowStatus::success) << row.error_message.value_or("");
   double sum = 0;
-  for (const char* stage : {"plan", "reference", "check", "warm-up", "measure", "kernel activity", "re-check"}) {
+  for (const char* stage :
+       {"plan", "reference", "check", "warm-up", "measure", "kernel activity", "re-check"}) {
     ASSERT_TRUE(row.stage_ms.count(stage)) << stage;
     sum += row.stage_ms.at(stage);
   }

@@ -21,12 +21,14 @@ class CudaReference final : public DeviceReference {
   explicit CudaReference(const Dense& values) : count_(values.size()) {
     const std::size_t bytes = static_cast<std::size_t>(std::max<std::int64_t>(count_, 1)) * sizeof(double);
     if (const auto s = cudaMalloc(&data_, bytes); s != cudaSuccess)
-      throw std::runtime_error(std::string("device comparison: allocating the reference: ") + cudaGetErrorString(s));
-    if (const auto s = cudaMemcpy(data_, values.data.data(), static_cast<std::size_t>(count_) * sizeof(double),
-                                  cudaMemcpyHostToDevice);
+      throw std::runtime_error(std::string("device comparison: allocating the reference: ") +
+                               cudaGetErrorString(s));
+    if (const auto s = cudaMemcpy(data_, values.data.data(),
+                                  static_cast<std::size_t>(count_) * sizeof(double), cudaMemcpyHostToDevice);
         s != cudaSuccess) {
       cudaFree(data_);
-      throw std::runtime_error(std::string("device comparison: copying the reference: ") + cudaGetErrorString(s));
+      throw std::runtime_error(std::string("device comparison: copying the reference: ") +
+                               cudaGetErrorString(s));
     }
   }
   CudaReference(const CudaReference&) = delete;
@@ -67,8 +69,8 @@ std::unique_ptr<DeviceReference> upload_reference(const Dense& values) {
   return std::make_unique<CudaReference>(values);
 }
 
-std::optional<CompareResult> compare_on_device(const void* out, const TensorDesc& desc, const DeviceReference& ref,
-                                               const Tolerance& tol) {
+std::optional<CompareResult> compare_on_device(const void* out, const TensorDesc& desc,
+                                               const DeviceReference& ref, const Tolerance& tol) {
   const auto type = output_type(desc.dtype);
   const auto& device_ref = dynamic_cast<const CudaReference&>(ref);
   if (!type || desc.dims.size() > static_cast<std::size_t>(ref::cuda::kMaxCompareRank) ||
@@ -80,7 +82,8 @@ std::optional<CompareResult> compare_on_device(const void* out, const TensorDesc
     layout.dims[k] = desc.dims[k];
     layout.strides[k] = desc.strides[k];
   }
-  const auto p = ref::cuda::compare(out, *type, layout, device_ref.data(), device_ref.count(), tol.rtol, tol.atol);
+  const auto p =
+      ref::cuda::compare(out, *type, layout, device_ref.data(), device_ref.count(), tol.rtol, tol.atol);
   // The figures as compare_values makes them from its partial sums.
   CompareResult r;
   r.elements = device_ref.count();
