@@ -363,8 +363,9 @@ TEST(Reliability, ACrashInGraph2CostsOneRowAndOneNewWorker) {
                 message.find("AddressSanitizer") != std::string::npos)
         << message;
     // Under ASan its report fills the stderr tail; the build line is then before it.
-    if (message.find("AddressSanitizer") == std::string::npos)
+    if (message.find("AddressSanitizer") == std::string::npos) {
       EXPECT_NE(message.find("crashtest: built segv for graph pointwise_tanh"), std::string::npos) << message;
+    }
     EXPECT_EQ(message.find("pointwise_relu"), std::string::npos)
         << "the tail is that of the graph the worker died in: " << message;
   }
