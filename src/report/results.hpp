@@ -244,7 +244,8 @@ struct RowResult {
   std::optional<double> row_time_ms;
   // Where row_time_ms went, by stage ("plan" = heuristic + build + bind, "check" = checked run
   // with the reference when this row computed it, "warm-up", "measure", "kernel activity",
-  // "re-check", "oracle"), in ms: what bench/overhead.sh sums.
+  // "re-check", "release" = freeing the plan and buffers, "oracle"), in ms: what
+  // bench/overhead.sh sums.
   std::map<std::string, double> stage_ms;
   std::optional<double> cpu_build_time_ms, bind_time_ms;
   std::optional<std::int64_t> workspace_bytes;

@@ -26,7 +26,7 @@ namespace {
 
 std::string cublaslt_version_string() {
   // cublasLtGetVersion() is major*10000 + minor*100 + patch (the library loaded).
-  const auto v = cublasLtGetVersion();
+  const auto v = lt().cublasLtGetVersion();
   return fmt::format("{}.{}.{}", v / 10000, (v / 100) % 100, v % 100);
 }
 
@@ -74,7 +74,7 @@ class LtPlan final : public Plan {
   void execute(Stream& stream) override {
     if (!d_) throw std::logic_error("execute before bind");
     const cublasStatus_t status =
-        cublasLtMatmul(handle_->get(), op_.desc(), op_.alpha(), a_, op_.a(), b_, op_.b(), op_.beta(), d_,
+        lt().cublasLtMatmul(handle_->get(), op_.desc(), op_.alpha(), a_, op_.a(), b_, op_.b(), op_.beta(), d_,
                        op_.c(), d_, op_.d(), &algo_, workspace_ ? workspace_->data() : nullptr,
                        workspace_bytes_, cuda::cuda_stream_of(stream));
     // cublasLtMatmulAlgoCheck's success does not promise a launch (LIBRARY-NOTES.md 3): a refusal
@@ -102,8 +102,18 @@ class LtPlan final : public Plan {
 
 class CublasLtProvider final : public cuda::CudaProvider {
  public:
+  // With a device, cuBLASLt is loaded now, not at the first call: before a later provider (the
+  // torch module, whose LibTorch brings its own libcublasLt.so of the same soname) could load
+  // another copy that this provider would then share. Without one it is never loaded.
+  CublasLtProvider() {
+    if (!no_device()) library_error_ = lt_library_error();
+  }
+  std::string unusable_reason() override {
+    return no_device() ? *no_device() : library_error_;
+  }
   std::string_view name() const override { return "cublaslt"; }
   std::string version() const override {
+    if (!lt_library_error().empty()) return "cuBLASLt (not loaded: " + lt_library_error() + ")";
     return fmt::format("cuBLASLt {} (CUDA runtime {})", cublaslt_version_string(),
                        cuda::cuda_runtime_version_string());
   }
@@ -176,6 +186,7 @@ class CublasLtProvider final : public cuda::CudaProvider {
   // heuristic_plan(), plan_space() and build()).
   const Analysis& analysis(const Graph& graph) {
     if (no_device()) throw Unsupported(*no_device());
+    if (!library_error_.empty()) throw Unsupported(library_error_);
     const std::string key = graph_cache_key(graph);
     if (cached_ && cached_graph_ == &graph && cached_key_ == key) return *cached_;
     ProblemOrReason matched = match_gemm(graph);
@@ -194,6 +205,7 @@ class CublasLtProvider final : public cuda::CudaProvider {
     throw Unsupported("cuBLASLt lists no engine '" + id + "' for this graph");
   }
 
+  std::string library_error_;
   std::shared_ptr<const Handle> handle_;
   std::optional<Analysis> cached_;
   const Graph* cached_graph_ = nullptr;

@@ -13,7 +13,7 @@
 namespace dnnbench::cublaslt {
 
 std::string status_text(cublasStatus_t status) {
-  return fmt::format("{} ({})", cublasLtGetStatusName(status), cublasLtGetStatusString(status));
+  return fmt::format("{} ({})", lt().cublasLtGetStatusName(status), lt().cublasLtGetStatusString(status));
 }
 
 void check(cublasStatus_t status, std::string_view what) {
@@ -22,11 +22,11 @@ void check(cublasStatus_t status, std::string_view what) {
 }
 
 Handle::Handle() {
-  check(cublasLtCreate(&handle_), "cublasLtCreate");
+  check(lt().cublasLtCreate(&handle_), "cublasLtCreate");
 }
 
 Handle::~Handle() {
-  if (handle_) cublasLtDestroy(handle_);
+  if (handle_) lt().cublasLtDestroy(handle_);
 }
 
 namespace {
@@ -60,18 +60,18 @@ cudaDataType_t cuda_type(DataType t) {
 template <class T>
 void set_desc(cublasLtMatmulDesc_t desc, cublasLtMatmulDescAttributes_t attr, const T& value,
               const char* what) {
-  check(cublasLtMatmulDescSetAttribute(desc, attr, &value, sizeof value), what);
+  check(lt().cublasLtMatmulDescSetAttribute(desc, attr, &value, sizeof value), what);
 }
 
 template <class T>
 void set_layout(cublasLtMatrixLayout_t layout, cublasLtMatrixLayoutAttribute_t attr, const T& value) {
-  check(cublasLtMatrixLayoutSetAttribute(layout, attr, &value, sizeof value),
+  check(lt().cublasLtMatrixLayoutSetAttribute(layout, attr, &value, sizeof value),
         "cublasLtMatrixLayoutSetAttribute");
 }
 
 cublasLtMatrixLayout_t make_layout(const MatrixLayout& m, cudaDataType_t type, std::int64_t batch) {
   cublasLtMatrixLayout_t layout = nullptr;
-  check(cublasLtMatrixLayoutCreate(&layout, type, static_cast<std::uint64_t>(m.rows),
+  check(lt().cublasLtMatrixLayoutCreate(&layout, type, static_cast<std::uint64_t>(m.rows),
                                    static_cast<std::uint64_t>(m.cols), m.ld),
         "cublasLtMatrixLayoutCreate");
   if (batch > 1) {
@@ -142,7 +142,7 @@ Operation::Operation(const GemmProblem& p, MathMode math) {
     }
   }  // beta_ stays all-zero bits: 0 in every scale type
 
-  check(cublasLtMatmulDescCreate(&desc_, compute_, scale_), "cublasLtMatmulDescCreate");
+  check(lt().cublasLtMatmulDescCreate(&desc_, compute_, scale_), "cublasLtMatmulDescCreate");
   const cublasOperation_t ta = p.a.transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
   const cublasOperation_t tb = p.b.transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
   set_desc(desc_, CUBLASLT_MATMUL_DESC_TRANSA, ta, "set TRANSA");
@@ -156,18 +156,18 @@ Operation::Operation(const GemmProblem& p, MathMode math) {
   a_ = make_layout(p.a, atype_, p.batch);
   b_ = make_layout(p.b, btype_, p.batch);
   d_ = make_layout(p.d, dtype_, p.batch);
-  check(cublasLtMatmulPreferenceCreate(&pref_), "cublasLtMatmulPreferenceCreate");
+  check(lt().cublasLtMatmulPreferenceCreate(&pref_), "cublasLtMatmulPreferenceCreate");
   const std::uint64_t ws = kMaxWorkspaceBytes;
-  check(cublasLtMatmulPreferenceSetAttribute(pref_, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws),
+  check(lt().cublasLtMatmulPreferenceSetAttribute(pref_, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws),
         "set PREF_MAX_WORKSPACE_BYTES");
 }
 
 Operation::~Operation() {
-  if (pref_) cublasLtMatmulPreferenceDestroy(pref_);
-  if (d_) cublasLtMatrixLayoutDestroy(d_);
-  if (b_) cublasLtMatrixLayoutDestroy(b_);
-  if (a_) cublasLtMatrixLayoutDestroy(a_);
-  if (desc_) cublasLtMatmulDescDestroy(desc_);
+  if (pref_) lt().cublasLtMatmulPreferenceDestroy(pref_);
+  if (d_) lt().cublasLtMatrixLayoutDestroy(d_);
+  if (b_) lt().cublasLtMatrixLayoutDestroy(b_);
+  if (a_) lt().cublasLtMatrixLayoutDestroy(a_);
+  if (desc_) lt().cublasLtMatmulDescDestroy(desc_);
 }
 
 void Operation::set_bias_pointer(const void* bias) {
@@ -196,7 +196,7 @@ namespace {
 template <class T>
 void set_config(cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t attr, T value,
                 const char* name) {
-  const auto status = cublasLtMatmulAlgoConfigSetAttribute(&algo, attr, &value, sizeof value);
+  const auto status = lt().cublasLtMatmulAlgoConfigSetAttribute(&algo, attr, &value, sizeof value);
   if (status != CUBLAS_STATUS_SUCCESS)
     throw Unsupported(
         fmt::format("cuBLASLt refuses config attribute {}={}: {}", name, value, status_text(status)));
@@ -206,7 +206,7 @@ template <class T>
 T get_config(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t attr) {
   T value{};
   std::size_t written = 0;
-  if (cublasLtMatmulAlgoConfigGetAttribute(&algo, attr, &value, sizeof value, &written) !=
+  if (lt().cublasLtMatmulAlgoConfigGetAttribute(&algo, attr, &value, sizeof value, &written) !=
       CUBLAS_STATUS_SUCCESS)
     return T{};
   return value;
@@ -216,7 +216,7 @@ template <class T>
 T get_cap(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoCapAttributes_t attr) {
   T value{};
   std::size_t written = 0;
-  if (cublasLtMatmulAlgoCapGetAttribute(&algo, attr, &value, sizeof value, &written) != CUBLAS_STATUS_SUCCESS)
+  if (lt().cublasLtMatmulAlgoCapGetAttribute(&algo, attr, &value, sizeof value, &written) != CUBLAS_STATUS_SUCCESS)
     return T{};
   return value;
 }
@@ -224,12 +224,12 @@ T get_cap(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoCapAttributes_t at
 std::vector<std::uint32_t> get_cap_ids(const cublasLtMatmulAlgo_t& algo,
                                        cublasLtMatmulAlgoCapAttributes_t attr) {
   std::size_t bytes = 0;
-  if (cublasLtMatmulAlgoCapGetAttribute(&algo, attr, nullptr, 0, &bytes) != CUBLAS_STATUS_SUCCESS ||
+  if (lt().cublasLtMatmulAlgoCapGetAttribute(&algo, attr, nullptr, 0, &bytes) != CUBLAS_STATUS_SUCCESS ||
       bytes == 0)
     return {};
   std::vector<std::uint32_t> ids(bytes / sizeof(std::uint32_t));
   std::size_t written = 0;
-  if (cublasLtMatmulAlgoCapGetAttribute(&algo, attr, ids.data(), ids.size() * sizeof(std::uint32_t),
+  if (lt().cublasLtMatmulAlgoCapGetAttribute(&algo, attr, ids.data(), ids.size() * sizeof(std::uint32_t),
                                         &written) != CUBLAS_STATUS_SUCCESS)
     return {};
   ids.resize(written / sizeof(std::uint32_t));
@@ -248,7 +248,7 @@ bool device_has_clusters() {
 
 bool init_algo(const Handle& handle, const Operation& op, int id, cublasLtMatmulAlgo_t& algo,
                std::string& why) {
-  const auto status = cublasLtMatmulAlgoInit(handle.get(), op.compute(), op.scale_type(), op.a_type(),
+  const auto status = lt().cublasLtMatmulAlgoInit(handle.get(), op.compute(), op.scale_type(), op.a_type(),
                                              op.b_type(), op.d_type(), op.d_type(), id, &algo);
   if (status == CUBLAS_STATUS_SUCCESS) return true;
   why = "cublasLtMatmulAlgoInit: " + status_text(status);
@@ -293,7 +293,7 @@ CheckResult check_algo(const Handle& handle, const Operation& op, const cublasLt
   CheckResult r;
   cublasLtMatmulHeuristicResult_t result{};
   const auto status =
-      cublasLtMatmulAlgoCheck(handle.get(), op.desc(), op.a(), op.b(), op.c(), op.d(), &algo, &result);
+      lt().cublasLtMatmulAlgoCheck(handle.get(), op.desc(), op.a(), op.b(), op.c(), op.d(), &algo, &result);
   if (status != CUBLAS_STATUS_SUCCESS || result.state != CUBLAS_STATUS_SUCCESS) {
     r.status = status != CUBLAS_STATUS_SUCCESS ? status : result.state;
     r.reason = "cublasLtMatmulAlgoCheck: " + status_text(r.status);
@@ -368,7 +368,7 @@ Analysis analyze(const Handle& handle, const GemmProblem& problem) {
 
     std::vector<int> ids(256);
     int id_count = 0;
-    const auto ids_status = cublasLtMatmulAlgoGetIds(handle.get(), op.compute(), op.scale_type(), op.a_type(),
+    const auto ids_status = lt().cublasLtMatmulAlgoGetIds(handle.get(), op.compute(), op.scale_type(), op.a_type(),
                                                      op.b_type(), op.d_type(), op.d_type(),
                                                      static_cast<int>(ids.size()), ids.data(), &id_count);
     if (ids_status != CUBLAS_STATUS_SUCCESS) {
@@ -381,7 +381,7 @@ Analysis analyze(const Handle& handle, const GemmProblem& problem) {
     std::vector<cublasLtMatmulHeuristicResult_t> results(kHeuristicResults);
     int returned = 0;
     const auto heur_status =
-        cublasLtMatmulAlgoGetHeuristic(handle.get(), op.desc(), op.a(), op.b(), op.c(), op.d(),
+        lt().cublasLtMatmulAlgoGetHeuristic(handle.get(), op.desc(), op.a(), op.b(), op.c(), op.d(),
                                        op.preference(), kHeuristicResults, results.data(), &returned);
     if (heur_status != CUBLAS_STATUS_SUCCESS) {
       an.heuristic_errors.push_back(
@@ -442,7 +442,7 @@ Analysis analyze(const Handle& handle, const GemmProblem& problem) {
         if (!e.checked_default) {
           an.refused.push_back(
               fmt::format("{}: unranked by the heuristic, and none of its candidate configs "
-                          "passes cublasLtMatmulAlgoCheck ({})",
+                          "passes cublasLtMatmulAlgoCheck({})",
                           engine_id(id, math), d.why));
           continue;
         }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "providers/cublaslt/configs.hpp"
+#include "providers/cublaslt/lt_library.hpp"
 #include "providers/cublaslt/problem.hpp"
 
 namespace dnnbench::cublaslt {
