@@ -106,8 +106,7 @@ TEST(MeasurementModes, StageTimesAddUpToTheRowTime) {
   ASSERT_EQ(row.status, RowStatus::success) << row.error_message.value_or("");
   double sum = 0;
   for (const char* stage :
-       {"plan", "reference", "check", "warm-up", "measure", "kernel activity", "re-check",
-        "release"}) {
+       {"plan", "reference", "check", "warm-up", "measure", "kernel activity", "re-check", "release"}) {
     ASSERT_TRUE(row.stage_ms.count(stage)) << stage;
     sum += row.stage_ms.at(stage);
   }

@@ -75,8 +75,8 @@ class LtPlan final : public Plan {
     if (!d_) throw std::logic_error("execute before bind");
     const cublasStatus_t status =
         lt().cublasLtMatmul(handle_->get(), op_.desc(), op_.alpha(), a_, op_.a(), b_, op_.b(), op_.beta(), d_,
-                       op_.c(), d_, op_.d(), &algo_, workspace_ ? workspace_->data() : nullptr,
-                       workspace_bytes_, cuda::cuda_stream_of(stream));
+                            op_.c(), d_, op_.d(), &algo_, workspace_ ? workspace_->data() : nullptr,
+                            workspace_bytes_, cuda::cuda_stream_of(stream));
     // cublasLtMatmulAlgoCheck's success does not promise a launch (LIBRARY-NOTES.md 3): a refusal
     // here comes at the checked run, before anything is measured, and skips the row with it.
     if (status == CUBLAS_STATUS_NOT_SUPPORTED)
@@ -108,9 +108,7 @@ class CublasLtProvider final : public cuda::CudaProvider {
   CublasLtProvider() {
     if (!no_device()) library_error_ = lt_library_error();
   }
-  std::string unusable_reason() override {
-    return no_device() ? *no_device() : library_error_;
-  }
+  std::string unusable_reason() override { return no_device() ? *no_device() : library_error_; }
   std::string_view name() const override { return "cublaslt"; }
   std::string version() const override {
     if (!lt_library_error().empty()) return "cuBLASLt (not loaded: " + lt_library_error() + ")";

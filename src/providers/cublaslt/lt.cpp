@@ -72,7 +72,7 @@ void set_layout(cublasLtMatrixLayout_t layout, cublasLtMatrixLayoutAttribute_t a
 cublasLtMatrixLayout_t make_layout(const MatrixLayout& m, cudaDataType_t type, std::int64_t batch) {
   cublasLtMatrixLayout_t layout = nullptr;
   check(lt().cublasLtMatrixLayoutCreate(&layout, type, static_cast<std::uint64_t>(m.rows),
-                                   static_cast<std::uint64_t>(m.cols), m.ld),
+                                        static_cast<std::uint64_t>(m.cols), m.ld),
         "cublasLtMatrixLayoutCreate");
   if (batch > 1) {
     set_layout(layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, static_cast<std::int32_t>(batch));
@@ -158,7 +158,8 @@ Operation::Operation(const GemmProblem& p, MathMode math) {
   d_ = make_layout(p.d, dtype_, p.batch);
   check(lt().cublasLtMatmulPreferenceCreate(&pref_), "cublasLtMatmulPreferenceCreate");
   const std::uint64_t ws = kMaxWorkspaceBytes;
-  check(lt().cublasLtMatmulPreferenceSetAttribute(pref_, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws),
+  check(lt().cublasLtMatmulPreferenceSetAttribute(pref_, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
+                                                  sizeof ws),
         "set PREF_MAX_WORKSPACE_BYTES");
 }
 
@@ -216,7 +217,8 @@ template <class T>
 T get_cap(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoCapAttributes_t attr) {
   T value{};
   std::size_t written = 0;
-  if (lt().cublasLtMatmulAlgoCapGetAttribute(&algo, attr, &value, sizeof value, &written) != CUBLAS_STATUS_SUCCESS)
+  if (lt().cublasLtMatmulAlgoCapGetAttribute(&algo, attr, &value, sizeof value, &written) !=
+      CUBLAS_STATUS_SUCCESS)
     return T{};
   return value;
 }
@@ -230,7 +232,7 @@ std::vector<std::uint32_t> get_cap_ids(const cublasLtMatmulAlgo_t& algo,
   std::vector<std::uint32_t> ids(bytes / sizeof(std::uint32_t));
   std::size_t written = 0;
   if (lt().cublasLtMatmulAlgoCapGetAttribute(&algo, attr, ids.data(), ids.size() * sizeof(std::uint32_t),
-                                        &written) != CUBLAS_STATUS_SUCCESS)
+                                             &written) != CUBLAS_STATUS_SUCCESS)
     return {};
   ids.resize(written / sizeof(std::uint32_t));
   return ids;
@@ -249,7 +251,7 @@ bool device_has_clusters() {
 bool init_algo(const Handle& handle, const Operation& op, int id, cublasLtMatmulAlgo_t& algo,
                std::string& why) {
   const auto status = lt().cublasLtMatmulAlgoInit(handle.get(), op.compute(), op.scale_type(), op.a_type(),
-                                             op.b_type(), op.d_type(), op.d_type(), id, &algo);
+                                                  op.b_type(), op.d_type(), op.d_type(), id, &algo);
   if (status == CUBLAS_STATUS_SUCCESS) return true;
   why = "cublasLtMatmulAlgoInit: " + status_text(status);
   return false;
@@ -368,9 +370,9 @@ Analysis analyze(const Handle& handle, const GemmProblem& problem) {
 
     std::vector<int> ids(256);
     int id_count = 0;
-    const auto ids_status = lt().cublasLtMatmulAlgoGetIds(handle.get(), op.compute(), op.scale_type(), op.a_type(),
-                                                     op.b_type(), op.d_type(), op.d_type(),
-                                                     static_cast<int>(ids.size()), ids.data(), &id_count);
+    const auto ids_status = lt().cublasLtMatmulAlgoGetIds(
+        handle.get(), op.compute(), op.scale_type(), op.a_type(), op.b_type(), op.d_type(), op.d_type(),
+        static_cast<int>(ids.size()), ids.data(), &id_count);
     if (ids_status != CUBLAS_STATUS_SUCCESS) {
       an.heuristic_errors.push_back(
           fmt::format("cublasLtMatmulAlgoGetIds{}: {}", mode_tag, status_text(ids_status)));
@@ -382,7 +384,7 @@ Analysis analyze(const Handle& handle, const GemmProblem& problem) {
     int returned = 0;
     const auto heur_status =
         lt().cublasLtMatmulAlgoGetHeuristic(handle.get(), op.desc(), op.a(), op.b(), op.c(), op.d(),
-                                       op.preference(), kHeuristicResults, results.data(), &returned);
+                                            op.preference(), kHeuristicResults, results.data(), &returned);
     if (heur_status != CUBLAS_STATUS_SUCCESS) {
       an.heuristic_errors.push_back(
           fmt::format("cublasLtMatmulAlgoGetHeuristic{}: {}", mode_tag, status_text(heur_status)));

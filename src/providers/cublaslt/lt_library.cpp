@@ -32,8 +32,8 @@ Loaded load() {
     return out;
   }
   std::string missing;
-#define DNNBENCH_LT_RESOLVE(name)                                                       \
-  out.library.name = reinterpret_cast<decltype(&::name)>(dlsym(handle, #name));         \
+#define DNNBENCH_LT_RESOLVE(name)                                               \
+  out.library.name = reinterpret_cast<decltype(&::name)>(dlsym(handle, #name)); \
   if (!out.library.name) missing += (missing.empty() ? "" : ", ") + std::string(#name);
   DNNBENCH_LT_ENTRIES(DNNBENCH_LT_RESOLVE)
 #undef DNNBENCH_LT_RESOLVE
@@ -44,8 +44,9 @@ Loaded load() {
   // The entry points are typed from this build's headers: another major version may differ.
   const auto major = out.library.cublasLtGetVersion() / 10000;
   if (major != CUBLAS_VER_MAJOR)
-    out.error = fmt::format("the cuBLASLt library loaded is version {}, but dnnbench was built with {}'s headers",
-                            major, CUBLAS_VER_MAJOR);
+    out.error =
+        fmt::format("the cuBLASLt library loaded is version {}, but dnnbench was built with {}'s headers",
+                    major, CUBLAS_VER_MAJOR);
   return out;
 }
 

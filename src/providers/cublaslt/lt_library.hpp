@@ -11,28 +11,28 @@
 namespace dnnbench::cublaslt {
 
 // Every cuBLASLt function the provider calls: one X(name) each.
-#define DNNBENCH_LT_ENTRIES(X) \
-  X(cublasLtGetVersion) \
-  X(cublasLtGetStatusName) \
-  X(cublasLtGetStatusString) \
-  X(cublasLtCreate) \
-  X(cublasLtDestroy) \
-  X(cublasLtMatmul) \
-  X(cublasLtMatmulAlgoCapGetAttribute) \
-  X(cublasLtMatmulAlgoCheck) \
+#define DNNBENCH_LT_ENTRIES(X)            \
+  X(cublasLtGetVersion)                   \
+  X(cublasLtGetStatusName)                \
+  X(cublasLtGetStatusString)              \
+  X(cublasLtCreate)                       \
+  X(cublasLtDestroy)                      \
+  X(cublasLtMatmul)                       \
+  X(cublasLtMatmulAlgoCapGetAttribute)    \
+  X(cublasLtMatmulAlgoCheck)              \
   X(cublasLtMatmulAlgoConfigGetAttribute) \
   X(cublasLtMatmulAlgoConfigSetAttribute) \
-  X(cublasLtMatmulAlgoGetHeuristic) \
-  X(cublasLtMatmulAlgoGetIds) \
-  X(cublasLtMatmulAlgoInit) \
-  X(cublasLtMatmulDescCreate) \
-  X(cublasLtMatmulDescDestroy) \
-  X(cublasLtMatmulDescSetAttribute) \
-  X(cublasLtMatmulPreferenceCreate) \
-  X(cublasLtMatmulPreferenceDestroy) \
+  X(cublasLtMatmulAlgoGetHeuristic)       \
+  X(cublasLtMatmulAlgoGetIds)             \
+  X(cublasLtMatmulAlgoInit)               \
+  X(cublasLtMatmulDescCreate)             \
+  X(cublasLtMatmulDescDestroy)            \
+  X(cublasLtMatmulDescSetAttribute)       \
+  X(cublasLtMatmulPreferenceCreate)       \
+  X(cublasLtMatmulPreferenceDestroy)      \
   X(cublasLtMatmulPreferenceSetAttribute) \
-  X(cublasLtMatrixLayoutCreate) \
-  X(cublasLtMatrixLayoutDestroy) \
+  X(cublasLtMatrixLayoutCreate)           \
+  X(cublasLtMatrixLayoutDestroy)          \
   X(cublasLtMatrixLayoutSetAttribute)
 
 // The entry points the provider calls, typed from cublasLt.h so that a signature change is a
