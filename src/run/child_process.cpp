@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -248,6 +249,9 @@ std::string ChildOutcome::describe() const {
     case End::signaled:
       return fmt::format("was killed by signal {} ({})", signal, strsignal(signal));
     case End::timed_out:
+      if (starting)
+        return fmt::format("did not start within {:g} s and was killed{}", timeout_s,
+                           stack.empty() ? "" : "; it was waiting in: " + stack);
       return fmt::format("ran past the {:g} s timeout (--timeout-s) and was killed{}", timeout_s,
                          stack.empty() ? "" : "; it was waiting in: " + stack);
     case End::stopped:
@@ -285,14 +289,32 @@ WorkerProcess::~WorkerProcess() {
   close();
 }
 
+WorkerReply WorkerProcess::wait_until_ready(std::string_view ready_line, double limit_s) {
+  if (pid_ < 0) throw std::logic_error("waiting for a worker process that has ended");
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    auto reply = next_line(std::max(0.0, limit_s - waited), /*starting=*/true);
+    if (!reply.line || *reply.line == ready_line) {
+      reply.outcome.timeout_s = limit_s;
+      return reply;
+    }
+  }
+}
+
 WorkerReply WorkerProcess::request(const std::string& line, std::optional<double> timeout_s) {
   if (pid_ < 0) throw std::logic_error("a request to a worker process that has ended");
-  WorkerReply reply;
-  reply.outcome.timeout_s = timeout_s.value_or(0);
   // What the worker wrote between requests belongs to none of them.
   std::string idle;
   read_tail(stderr_fd_, idle, 0);
   write_to_worker(stdin_fd_, line + "\n");
+  return next_line(timeout_s, /*starting=*/false);
+}
+
+WorkerReply WorkerProcess::next_line(std::optional<double> timeout_s, bool starting) {
+  WorkerReply reply;
+  reply.outcome.timeout_s = timeout_s.value_or(0);
+  reply.outcome.starting = starting;
   int status = 0;
   const auto waited = watch(pid_, stderr_fd_, reply.outcome.stderr_tail, options_.stderr_tail_bytes,
                             &stdout_fd_, &pending_, timeout_s, status);

@@ -11,6 +11,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace dnnbench {
@@ -21,6 +22,8 @@ struct ChildOutcome {
   int exit_status = 0;  // End::exited
   int signal = 0;       // End::signaled
   double timeout_s = 0;
+  // End::timed_out while a worker was starting (WorkerProcess::wait_until_ready), not serving.
+  bool starting = false;
   std::string stderr_tail;  // the last bytes the child wrote to stderr
   // End::timed_out, when the child was asked for its stack: where its main thread was
   // (run/stack_dump.hpp's compact form); "" when it gave none.
@@ -66,6 +69,12 @@ class WorkerProcess {
   WorkerProcess(const WorkerProcess&) = delete;
   WorkerProcess& operator=(const WorkerProcess&) = delete;
 
+  // Waits for the line `ready_line`, by which the worker says it has started (its libraries are
+  // loaded), so that a request's deadline never counts the worker's start. Lines before it (what
+  // a library printed while loading, before the worker took its stdout for replies) are dropped.
+  // Up to `limit_s`; a worker that does not get there is killed like a late one, with
+  // outcome.starting set.
+  WorkerReply wait_until_ready(std::string_view ready_line, double limit_s);
   // Sends `line` (one line, no newline in it) and waits for the next line on the worker's stdout.
   WorkerReply request(const std::string& line, std::optional<double> timeout_s);
   // Whether the worker is still running (it may have died between requests).
@@ -81,6 +90,8 @@ class WorkerProcess {
   int stdout_fd_ = -1;
   int stderr_fd_ = -1;
   std::string pending_;  // bytes read from stdout after the last complete line
+
+  WorkerReply next_line(std::optional<double> timeout_s, bool starting);
 };
 
 }  // namespace dnnbench

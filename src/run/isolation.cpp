@@ -27,6 +27,13 @@
 namespace dnnbench {
 namespace {
 
+// A worker's first line on its reply pipe: it has started. Its start (exec, loading the
+// libraries) is not the graph's: the per-graph deadline begins after it, and the start has its own
+// generous limit (a start under a sanitizer on a busy 2-core machine took over 1 s; a hung one is
+// still caught).
+constexpr std::string_view kWorkerReadyLine = R"({"ready":true})";
+constexpr double kWorkerStartLimitS = 120;
+
 // The row a child died in, as the results show it.
 RowResult died_in_row(const StartedRow& started, const ChildOutcome& outcome, const GraphCost& cost) {
   RowResult row;
@@ -192,6 +199,11 @@ class IsolatedExecutorImpl final : public IsolatedExecutor {
       argv.push_back("--isolated-child-worker");
       worker_ = std::make_unique<WorkerProcess>(argv, child_options());
       ++children_started_;
+      auto ready = worker_->wait_until_ready(kWorkerReadyLine, kWorkerStartLimitS);
+      if (!ready.line) {
+        worker_.reset();
+        return {false, std::move(ready.outcome)};
+      }
     }
     const auto id = ++requests_;
     auto reply = worker_->request(request_to_json(request, id).dump(), timeout_s_);
@@ -338,6 +350,7 @@ int run_isolated_child(const ChildRequest& request, const RunOptions& options) {
 int run_isolated_worker(const RunOptions& options) {
   install_stack_dump_handler();
   const int replies = take_stdout_for_replies();
+  write_reply(replies, std::string(kWorkerReadyLine) + "\n");
   // By row limit: one executor (one set of loaded providers) serves every graph that has it.
   std::map<std::size_t, std::unique_ptr<GraphExecutor>> executors;
   for (std::string line; std::getline(std::cin, line);) {

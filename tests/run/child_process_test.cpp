@@ -155,5 +155,30 @@ TEST(WorkerProcess, ARequestToADeadWorkerReportsItsEnd) {
   EXPECT_EQ(reply.outcome.exit_status, 4);
 }
 
+// The start is not a request's: a worker that takes 0.6 s to start, then answers in 0.1 s, is in
+// time for a 0.5 s deadline; lines a library printed before the ready line are dropped.
+TEST(WorkerProcess, TheStartIsWaitedForApartFromTheDeadline) {
+  WorkerProcess worker(
+      shell("echo banner; sleep 0.6; echo READY; while read line; do sleep 0.1; echo \"got $line\"; done"),
+      {});
+  const auto ready = worker.wait_until_ready("READY", 10.0);
+  ASSERT_TRUE(ready.line) << ready.outcome.describe();
+  EXPECT_EQ(*ready.line, "READY");
+  const auto reply = worker.request("a", 0.5);
+  ASSERT_TRUE(reply.line) << reply.outcome.describe();
+  EXPECT_EQ(*reply.line, "got a");
+}
+
+TEST(WorkerProcess, AWorkerThatNeverGetsReadyIsKilledAtTheStartLimit) {
+  WorkerProcess worker(shell("echo not yet; sleep 30"), {});
+  const auto ready = worker.wait_until_ready("READY", 0.3);
+  EXPECT_FALSE(ready.line);
+  EXPECT_EQ(ready.outcome.end, ChildOutcome::End::timed_out);
+  EXPECT_TRUE(ready.outcome.starting);
+  EXPECT_NE(ready.outcome.describe().find("did not start within 0.3 s"), std::string::npos)
+      << ready.outcome.describe();
+  EXPECT_FALSE(worker.running());
+}
+
 }  // namespace
 }  // namespace dnnbench
