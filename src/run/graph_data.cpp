@@ -29,7 +29,7 @@ GraphData::GraphData(const Graph& graph, std::uint64_t seed, bool allow_gpu_refe
     const auto& desc = graph.tensor(uid);
     if (desc.is_by_value()) continue;
     HostTensor tensor(desc);
-    tensor.from_dense(seeded_values(desc, fill_range_for(graph, uid), seed, fill));
+    fill_seeded(tensor, fill_range_for(graph, uid), seed, fill);
     inputs_.emplace(uid, std::move(tensor));
   }
 }

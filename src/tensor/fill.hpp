@@ -13,6 +13,7 @@
 
 #include "graph/graph.hpp"
 #include "tensor/dense.hpp"
+#include "tensor/host_tensor.hpp"
 
 namespace dnnbench {
 
@@ -28,9 +29,17 @@ FillRange fill_range_for(const Graph& graph, std::int64_t uid);
 enum class FillKind { full, grid };
 std::string_view fill_kind_name(FillKind kind);
 
+// Elements per independent stream of a fill (seeded_values): fixed, so that the values never
+// depend on the number of threads that fill them.
+inline constexpr std::int64_t kFillBlock = std::int64_t{1} << 16;
+
 // Seeded random logical values for `desc` in `range`, representable in desc.dtype.
 Dense seeded_values(const TensorDesc& desc, FillRange range, std::uint64_t seed,
                     FillKind kind = FillKind::full);
+
+// The same values as seeded_values, stored straight into `tensor`'s storage (its dtype and
+// strides), on every core.
+void fill_seeded(HostTensor& tensor, FillRange range, std::uint64_t seed, FillKind kind = FillKind::full);
 
 // splitmix64: the tool's own generator, so that fills are identical on every platform and
 // compiler (std:: distributions are implementation-defined).

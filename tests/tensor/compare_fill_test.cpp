@@ -1,7 +1,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <set>
+#include <vector>
 
 #include "../support/graph_builder.hpp"
 #include "tensor/compare.hpp"
@@ -107,6 +109,47 @@ TEST(Fill, FullFillOfFp32IsNotExactInReducedPrecision) {
   }
   EXPECT_LT(exact_in_bf16, a.data.size() / 50);
   EXPECT_LT(exact_in_fp16, a.data.size() / 50);
+}
+
+// Perf-sized inputs fill on every core, in fixed blocks with streams of their own: the values
+// are the same whatever the thread count, and no block repeats another's values.
+TEST(Fill, ValuesDoNotDependOnTheThreadCount) {
+  GraphBuilder b;
+  b.tensor("x", {3, kFillBlock + 17});  // three blocks and a partial one
+  b.tensor("h", {2, kFillBlock}, DataType::f16);
+  for (const auto& desc : b.graph().tensors) {
+    setenv("DNNBENCH_REFERENCE_THREADS", "1", 1);
+    const auto one = seeded_values(desc, {}, 7);
+    setenv("DNNBENCH_REFERENCE_THREADS", "3", 1);
+    const auto three = seeded_values(desc, {}, 7);
+    unsetenv("DNNBENCH_REFERENCE_THREADS");
+    EXPECT_EQ(one.data, three.data) << desc.name;
+    const std::vector<double> first(one.data.begin(), one.data.begin() + 64);
+    const std::vector<double> second(one.data.begin() + kFillBlock, one.data.begin() + kFillBlock + 64);
+    EXPECT_NE(first, second) << desc.name;
+  }
+}
+
+// Inputs are filled straight into their storage: the same logical values as seeded_values, in
+// any strides (channels-last here, and a broadcast stride of 0).
+TEST(Fill, FillingTheStorageGivesTheSeededValuesInAnyStrides) {
+  GraphBuilder b;
+  const std::int64_t c = 3, hw = kFillBlock / 2 + 5;
+  b.tensor("nhwc", {2, c, hw, 1}, DataType::f16, {c * hw, 1, c, c});
+  b.tensor("full", {3, kFillBlock / 2}, DataType::f32);
+  b.tensor("bcast", {4, 8}, DataType::f32, {0, 1});
+  for (const auto& desc : b.graph().tensors) {
+    HostTensor tensor(desc);
+    fill_seeded(tensor, {}, 5);
+    const auto expected = seeded_values(desc, {}, 5);
+    const auto got = tensor.to_dense();
+    if (desc.name != "bcast") {
+      EXPECT_EQ(got.data, expected.data) << desc.name;
+      continue;
+    }
+    // Rows alias one storage row: it holds the last row's values.
+    for (std::size_t i = 0; i < got.data.size(); ++i) EXPECT_EQ(got.data[i], expected.data[24 + i % 8]) << i;
+  }
 }
 
 TEST(Fill, FullFillKeepsTheGridForNarrowTypes) {
