@@ -157,6 +157,7 @@ RowResult run_row(GraphData& data, Provider& provider, Stream& stream, const Eng
     row.status = RowStatus::error;
     row.error_message = fmt::format("{} failed: {}", stage, e.what());
   }
+  held.reset();  // a row that ended in an exception: its teardown still counts in row_time_ms
   // The oracle runs after the OOTB pass and never changes its fields, status or exit code.
   if (options.oracle.enabled && row.status == RowStatus::success && heuristic) {
     stage_timer.restart();

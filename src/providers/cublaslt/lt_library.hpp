@@ -2,8 +2,8 @@
 // cuBLASLt, loaded at run time (dlopen) instead of linked: the library is 540 MB, and mapping and
 // relocating it cost every process that links it ~0.6 s and ~210 MB of memory at start
 // (measured on the 2-core CI machine), whether or not it has a GPU: every dnnbench start, every
-// isolated child and every test process. It is now loaded by the first cuBLASLt call, which
-// only a cublaslt provider with a device makes.
+// isolated child and every test process. It is now loaded when a cublaslt provider is created on
+// a machine with a device, or when its version is asked for (list-providers).
 #include <cublasLt.h>
 
 #include <string>
