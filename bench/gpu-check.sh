@@ -305,6 +305,40 @@ if want overhead; then
   stage "overhead: ResNet-50 fp16 forward set, default settings (issue 12)"
   EXTRA="${OVERHEAD_EXTRA:-}" LABEL=default timeout "$(cap 240)" bench/overhead.sh "$OUT_DIR/overhead" 2>&1 | tail -12
 fi
+if want overhead-cache; then
+  # The compiled-plan cache (cuDNN's runtime-compiled engines): the same suite twice on an empty
+  # cache folder, compiling (cold) then loading (warm).
+  export DNNBENCH_PLAN_CACHE="$OUT_DIR/plan-cache"
+  rm -rf "$DNNBENCH_PLAN_CACHE"
+  for label in cold warm; do
+    stage "overhead at default settings, compiled-plan cache $label (issue 12)"
+    EXTRA="${OVERHEAD_EXTRA:-}" LABEL=$label timeout "$(cap 240)" bench/overhead.sh "$OUT_DIR/overhead" 2>&1 | tail -12
+  done
+  echo "plan cache: $(ls "$DNNBENCH_PLAN_CACHE" 2> /dev/null | wc -l) files, $(du -sh "$DNNBENCH_PLAN_CACHE" 2> /dev/null | cut -f1)"
+  python3 - "$OUT_DIR/overhead" <<'PY'
+import json, sys, collections
+for label in ("cold", "warm"):
+    try:
+        doc = json.load(open(f"{sys.argv[1]}/{label}.json"))
+    except Exception as e:
+        print(label, "no results:", e); continue
+    notes = collections.Counter()
+    build = collections.defaultdict(float)
+    for g in doc["graphs"]:
+        for r in g["results"]:
+            kind = next((("loaded" if "loaded from" in n else "kept" if "kept in" in n else "not kept")
+                         for n in r.get("plan_notes") or [] if "compiled-plan cache" in n), "not cached")
+            notes[kind] += 1
+            build[kind] += (r.get("cpu_build_time_ms") or 0) / 1e3
+    print(label, dict(notes), {k: round(v, 1) for k, v in build.items()}, "s of builds")
+    for g in doc["graphs"]:
+        for r in g["results"]:
+            for n in r.get("plan_notes") or []:
+                if "not kept" in n or "did not load" in n:
+                    print("  ", g["graph_name"], r.get("engine_id"), n[:200]); break
+PY
+  unset DNNBENCH_PLAN_CACHE
+fi
 if want overhead4; then
   stage "overhead: the same with --max-engines 4 (session 7's setting)"
   EXTRA="--max-engines 4" LABEL=top4 timeout "$(cap 150)" bench/overhead.sh "$OUT_DIR/overhead" 2>&1 | tail -12

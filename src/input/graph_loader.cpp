@@ -124,6 +124,7 @@ std::optional<Graph> GraphLoader::load(const GraphInput& input, GraphResult& res
   }
   if (auto key = canonical_graph_content(text)) {
     result.content_hash = content_hash(*key);
+    graph->content_hash = *result.content_hash;
     const auto [it, inserted] = first_path_.try_emplace(std::move(*key), input.path);
     if (!inserted) {
       result.duplicate_of = it->second;

@@ -46,7 +46,11 @@ TEST_F(LoaderTest, SecondCopyIsADuplicateOfTheFirst) {
   const auto a = write("a.json", relu_named("first"));
   const auto b = write("b.json", relu_named("second"));
   GraphResult ra, rb;
-  EXPECT_TRUE(loader.load(a, ra));
+  const auto first = loader.load(a, ra);
+  ASSERT_TRUE(first);
+  // The graph carries its content hash: what the compiled-plan cache keys plans on.
+  ASSERT_TRUE(ra.content_hash);
+  EXPECT_EQ(first->content_hash, *ra.content_hash);
   EXPECT_FALSE(loader.load(b, rb));
   EXPECT_EQ(graph_status_name(ra), "ok");
   EXPECT_EQ(graph_status_name(rb), "duplicate");

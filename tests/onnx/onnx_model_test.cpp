@@ -24,11 +24,13 @@ class OnnxImport : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
   static ImportOptions dims(std::map<std::string, std::int64_t> d) { return ImportOptions{std::move(d)}; }
   // The manifest entry whose sources include `node`.
-  static const ManifestGraph& entry_with(const Manifest& m, const std::string& node) {
+  // The node name by pointer: g++ 13 reads a std::string temporary bound to a reference
+  // parameter as one the returned reference might dangle on (-Wdangling-reference).
+  static const ManifestGraph& entry_with(const Manifest& m, const char* node) {
     for (const auto& g : m.graphs)
       for (const auto& s : g.sources)
-        if (s.find(":" + node) != std::string::npos) return g;
-    throw std::runtime_error("no graph from " + node);
+        if (s.find(std::string(":") + node) != std::string::npos) return g;
+    throw std::runtime_error(std::string("no graph from ") + node);
   }
   fs::path dir_;
 };

@@ -5,10 +5,13 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "graph/reader.hpp"
+#include "input/archive.hpp"  // ScopedTempDir
 #include "providers/cudnn/cudnn_provider.hpp"
 #include "run/graph_data.hpp"
 #include "run/row_runner.hpp"
@@ -262,6 +265,69 @@ TEST(CudnnProvider, RefusalsSayWhatCudnnWouldAccept) {
   expect_documented_skip("reduction_avg", "ADD, MIN and MAX");
   expect_documented_skip("rmsnorm_inference_bias", "one value per normalized element");
   expect_documented_skip("matmul_broadcast_batch_fp32", "one batch dim");
+}
+
+bool has_note(const std::vector<std::string>& notes, const std::string& part) {
+  return std::any_of(notes.begin(), notes.end(), [&](const auto& n) { return n.find(part) != std::string::npos; });
+}
+
+// A runtime-compiled engine's plan is compiled once and kept; a new provider (a later run) loads
+// it, and the loaded plan passes the reference like the compiled one. A record that does not
+// load is compiled again and replaced.
+TEST(CudnnProvider, RuntimeCompiledPlansAreKeptAndLoaded) {
+  REQUIRE_GPU();
+  ScopedTempDir cache_dir("dnnbench-cudnn-plan-cache");
+  setenv("DNNBENCH_PLAN_CACHE", cache_dir.path().c_str(), 1);
+  Graph graph = sample("conv_fwd_2d_nhwc_fp16");
+  graph.content_hash = "test:conv_fwd_2d_nhwc_fp16";  // what the loader sets for a file
+  GraphData data(graph, 42);
+  const auto row_of = [&](const std::string& engine_id) {
+    auto provider = make_cudnn_provider();  // a new one each time: nothing kept in memory
+    auto stream = provider->make_stream();
+    for (const auto& engine : provider->engines(graph))
+      if (engine.id == engine_id) return run_row(data, *provider, *stream, engine, quick_options());
+    ADD_FAILURE() << "no " << engine_id;
+    return RowResult{};
+  };
+  std::string rtc;
+  {
+    auto provider = make_cudnn_provider();
+    for (const auto& engine : provider->engines(graph))
+      if (std::find(engine.notes.begin(), engine.notes.end(), "RUNTIME_COMPILATION") != engine.notes.end()) {
+        rtc = engine.id;
+        break;
+      }
+  }
+  if (rtc.empty()) {
+    unsetenv("DNNBENCH_PLAN_CACHE");
+    GTEST_SKIP() << "cuDNN lists no runtime-compiled engine for the graph";
+  }
+  SCOPED_TRACE(rtc);
+  const RowResult compiled = row_of(rtc);
+  ASSERT_TRUE(compiled.passed()) << compiled.error_message.value_or("") << compiled.skip_reason.value_or("");
+  ASSERT_TRUE(has_note(compiled.plan_notes, "kept in the compiled-plan cache")) << ::testing::PrintToString(compiled.plan_notes);
+  const auto files = [&] {
+    std::vector<std::filesystem::path> out;
+    for (const auto& e : std::filesystem::directory_iterator(cache_dir.path())) out.push_back(e.path());
+    return out;
+  };
+  ASSERT_EQ(files().size(), 1u);
+
+  const RowResult loaded = row_of(rtc);
+  ASSERT_TRUE(loaded.passed()) << loaded.error_message.value_or("");
+  EXPECT_TRUE(has_note(loaded.plan_notes, "loaded from the compiled-plan cache")) << ::testing::PrintToString(loaded.plan_notes);
+  EXPECT_EQ(loaded.plan_name, compiled.plan_name);
+  EXPECT_EQ(loaded.workspace_bytes, compiled.workspace_bytes);
+  std::cout << rtc << ": build " << compiled.cpu_build_time_ms.value_or(-1) << " ms compiled, "
+            << loaded.cpu_build_time_ms.value_or(-1) << " ms loaded\n";
+
+  // A damaged record: compiled again and replaced.
+  std::ofstream(files().front()) << "{\"key\": \"";
+  const RowResult again = row_of(rtc);
+  ASSERT_TRUE(again.passed()) << again.error_message.value_or("");
+  EXPECT_TRUE(has_note(again.plan_notes, "kept in the compiled-plan cache")) << ::testing::PrintToString(again.plan_notes);
+  EXPECT_TRUE(has_note(row_of(rtc).plan_notes, "loaded from the compiled-plan cache"));
+  unsetenv("DNNBENCH_PLAN_CACHE");
 }
 
 }  // namespace

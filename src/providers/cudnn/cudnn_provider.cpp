@@ -2,17 +2,24 @@
 // graph, ordered by first appearance in the heuristic's results (mode A unless told), then by
 // index. heuristic_plan(): that engine's first heuristic config, or its default knobs.
 // plan_space(): its heuristic configs plus one-knob variations read from its knob info.
+// build(): a runtime-compiled engine's plan is kept in the compiled-plan cache and loaded from it
+// on later builds (providers/compiled_plan_cache.hpp says why).
 #include "providers/cudnn/cudnn_provider.hpp"
 
+#include <cuda_runtime.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdlib>
 
+#include "measure/host_timer.hpp"
+#include "providers/compiled_plan_cache.hpp"
 #include "providers/cudnn/device.hpp"
 #include "providers/cudnn/engines.hpp"
 #include "providers/cudnn/plan.hpp"
 #include "providers/graph_cache_key.hpp"
+#include "run/metadata.hpp"
+#include "version/git_revision.hpp"
 
 namespace dnnbench {
 
@@ -32,6 +39,15 @@ bool fp32_contraction(const Graph& graph) {
       if (graph.tensor(port.uid).dtype == DataType::f32) return true;
   }
   return false;
+}
+
+// What a compiled kernel depends on besides the graph and the config: the device's name,
+// compute capability and SM count.
+std::string device_key() {
+  int device = 0;
+  cudaDeviceProp prop{};
+  if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&prop, device) != cudaSuccess) return "";
+  return fmt::format("{} sm_{}{} {} SMs", prop.name, prop.major, prop.minor, prop.multiProcessorCount);
 }
 
 class CudnnProvider final : public CudaProvider {
@@ -95,7 +111,7 @@ class CudnnProvider final : public CudaProvider {
     const EngineConfig config = from_spec(spec);
     const auto& hints = analysis(graph).graph->hints;
     try {
-      return std::make_unique<CudnnPlan>(analysis(graph).graph, config);
+      return build_or_load(graph, config);
     } catch (const Unsupported& e) {
       // cuDNN's reason, then what it would accept where the lowering knows.
       if (hints.empty()) throw;
@@ -135,6 +151,62 @@ class CudnnProvider final : public CudaProvider {
     return *cached_;
   }
 
+  // A runtime-compiled engine's plan comes from the compiled-plan cache when the cache holds one
+  // for this graph, library, device and config; otherwise it is built (compiled) and stored there.
+  // Every other engine is built: its build takes microseconds to milliseconds.
+  std::unique_ptr<CudnnPlan> build_or_load(const Graph& graph, const EngineConfig& config) {
+    const auto& lowered = analysis(graph).graph;
+    const std::string key = plan_cache_key(graph, config);
+    if (key.empty()) return std::make_unique<CudnnPlan>(lowered, config);
+    const std::string file = plan_cache_.path_for(key).string();
+    std::string load_failure;
+    if (auto cached = plan_cache_.find(key)) {
+      try {
+        auto plan = std::make_unique<CudnnPlan>(lowered, config, cached->blob);
+        plan->add_note(fmt::format(
+            "runtime-compiled engine: loaded from the compiled-plan cache ({}), not compiled again; it "
+            "compiled in {:.0f} ms on {}",
+            file, cached->compile_ms, cached->created_utc));
+        return plan;
+      } catch (const std::exception& e) {
+        load_failure = e.what();  // compiled again below, and the record replaced
+      }
+    }
+    HostTimer timer;
+    auto plan = std::make_unique<CudnnPlan>(lowered, config);
+    const double compile_ms = timer.elapsed_ms();
+    if (!load_failure.empty())
+      plan->add_note("the compiled-plan cache's record did not load (" + load_failure + "): compiled again");
+    const std::string blob = plan->serialized();
+    const std::string why_not =
+        blob.empty() ? "cuDNN gives no serialized form of this plan"
+                     : plan_cache_.store(key, CachedPlan{blob, compile_ms, utc_timestamp()});
+    plan->add_note(why_not.empty()
+                       ? fmt::format("runtime-compiled engine: compiled in {:.0f} ms and kept in the compiled-plan "
+                                     "cache ({})",
+                                     compile_ms, file)
+                       : "runtime-compiled engine: not kept in the compiled-plan cache: " + why_not);
+    return plan;
+  }
+
+  // "" when the plan is not cached: no cache, a graph built in memory, or an engine that does not
+  // compile at run time.
+  std::string plan_cache_key(const Graph& graph, const EngineConfig& config) {
+    if (!plan_cache_.enabled() || graph.content_hash.empty()) return "";
+    const Analysis& a = analysis(graph);
+    const auto e = std::find_if(a.engines.begin(), a.engines.end(),
+                                [&](const EngineEntry& entry) { return entry.index == config.engine; });
+    if (e == a.engines.end() ||
+        std::find(e->notes.begin(), e->notes.end(), "RUNTIME_COMPILATION") == e->notes.end())
+      return "";
+    const std::string device = device_key();
+    if (device.empty()) return "";
+    // The dnnbench revision stands for the lowering (the uids and operations the plan binds).
+    return fmt::format("cudnn {} | {} | dnnbench {} {} | graph {} | {} | {}", cudnn_version_string(), device,
+                       DNNBENCH_VERSION, git_revision(), graph.content_hash, a.graph->summary,
+                       to_spec(config).name());
+  }
+
   bool listed_by_heuristic(const Graph& graph, std::int64_t index) {
     for (const auto& e : analysis(graph).engines)
       if (e.index == index) return !e.heuristic_configs.empty();
@@ -149,6 +221,7 @@ class CudnnProvider final : public CudaProvider {
   }
 
   HeurMode mode_;
+  CompiledPlanCache plan_cache_ = CompiledPlanCache::from_environment();
   std::shared_ptr<const Handle> handle_;
   std::optional<Analysis> cached_;
   const Graph* cached_graph_ = nullptr;

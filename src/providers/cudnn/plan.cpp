@@ -15,7 +15,37 @@ CudnnPlan::CudnnPlan(std::shared_ptr<OpGraph> graph, const EngineConfig& config)
   set(plan_, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, graph_->handle->get());
   set(plan_, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, config_.config);
   plan_.finalize("execution plan " + name_);
+  finish(config);
+}
 
+CudnnPlan::CudnnPlan(std::shared_ptr<OpGraph> graph, const EngineConfig& config, const std::string& serialized)
+    : graph_(std::move(graph)), config_(build_config(*graph_, config)), name_(to_spec(config).name()) {
+  plan_ = Descriptor(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
+  set(plan_, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, graph_->handle->get());
+  set_raw(plan_, CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION, CUDNN_TYPE_CHAR,
+          static_cast<std::int64_t>(serialized.size()), serialized.data());
+  plan_.finalize("execution plan " + name_ + " from its serialized form");
+  finish(config);
+}
+
+std::string CudnnPlan::serialized() const {
+  // Not an error where cuDNN does not serialize the engine: the plan is simply not kept.
+  std::int64_t size = 0;
+  if (cudnnBackendGetAttribute(plan_.get(), CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION, CUDNN_TYPE_CHAR, 0,
+                               &size, nullptr) != CUDNN_STATUS_SUCCESS ||
+      size <= 0)
+    return "";
+  std::string text(static_cast<std::size_t>(size), '\0');
+  std::int64_t got = 0;
+  if (cudnnBackendGetAttribute(plan_.get(), CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION, CUDNN_TYPE_CHAR, size,
+                               &got, text.data()) != CUDNN_STATUS_SUCCESS)
+    return "";
+  text.resize(static_cast<std::size_t>(std::clamp<std::int64_t>(got, 0, size)));
+  while (!text.empty() && text.back() == '\0') text.pop_back();
+  return text;
+}
+
+void CudnnPlan::finish(const EngineConfig& config) {
   // Never run another plan than the one named: read back what cuDNN built.
   try {
     auto built = get_descriptors(plan_, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG,

@@ -19,6 +19,9 @@ class CudnnPlan final : public Plan {
   // allocates its workspace. Throws Unsupported when cuDNN refuses the config, or when the
   // plan it built is not the one requested.
   CudnnPlan(std::shared_ptr<OpGraph> graph, const EngineConfig& config);
+  // The same plan from `serialized` (what serialized() gave for this graph and config, possibly in
+  // an earlier process): cuDNN restores it without compiling. Throws when cuDNN refuses it.
+  CudnnPlan(std::shared_ptr<OpGraph> graph, const EngineConfig& config, const std::string& serialized);
   CudnnPlan(const CudnnPlan&) = delete;
   CudnnPlan& operator=(const CudnnPlan&) = delete;
 
@@ -28,8 +31,16 @@ class CudnnPlan final : public Plan {
   void execute(Stream& stream) override;
   void publish_outputs(Stream&) override {}
   std::vector<std::string> notes() const override { return notes_; }
+  void add_note(std::string note) { notes_.push_back(std::move(note)); }
+  // cuDNN's serialized form of the finalized plan (CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION);
+  // "" where cuDNN does not serialize this engine's plans.
+  std::string serialized() const;
 
  private:
+  // After the plan is finalized: checks it is the plan asked for, sizes its workspace and
+  // allocates its scratch tensors.
+  void finish(const EngineConfig& config);
+
   std::shared_ptr<OpGraph> graph_;
   BuiltConfig config_;
   Descriptor plan_;
