@@ -305,6 +305,16 @@ if want overhead; then
   stage "overhead: ResNet-50 fp16 forward set, default settings (issue 12)"
   EXTRA="${OVERHEAD_EXTRA:-}" LABEL=default timeout "$(cap 240)" bench/overhead.sh "$OUT_DIR/overhead" 2>&1 | tail -12
 fi
+if want oracle3; then
+  # Issue 12's "a full --oracle over the ResNet-50 fp16 forward set with the top 3 engines in
+  # <= 10 minutes", at default oracle settings.
+  stage "--oracle --max-engines 3 over the ResNet-50 fp16 forward set (issue 12)"
+  R50=$(ls graphs/perf/resnet50/*_fwd_*fp16.json | tr '\n' ',' | sed 's/,$//')
+  start=$SECONDS
+  timeout "$(cap 400)" "$B" run -g "$R50" --provider cudnn --max-engines 3 --oracle -q \
+    -o "$OUT_DIR/oracle3.json" > "$OUT_DIR/oracle3.log" 2>&1
+  echo "oracle3 rc $?, $((SECONDS - start)) s"; grep -E "^Summary|cudnn:|significant|geomean" "$OUT_DIR/oracle3.log" | head -8
+fi
 if want overhead-cache; then
   # The compiled-plan cache (cuDNN's runtime-compiled engines): the same suite twice on an empty
   # cache folder, compiling (cold) then loading (warm).
