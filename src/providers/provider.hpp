@@ -155,6 +155,13 @@ class Unsupported : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A plan kept between runs (providers/compiled_plan_cache.hpp): what this build did with the
+// cache, and what compiling the plan cost when it was compiled.
+struct PlanCacheUse {
+  std::string use;        // "stored", "loaded" or "not stored"
+  double compile_ms = 0;  // measured when compiled: by this build unless "loaded"
+};
+
 class Plan {
  public:
   virtual ~Plan() = default;
@@ -169,6 +176,9 @@ class Plan {
   virtual void publish_outputs(Stream& stream) = 0;
   // What bind/publish do beyond the kernel (e.g. "reorder src abcd->aBcd8b"), for the report.
   virtual std::vector<std::string> notes() const { return {}; }
+  // Whether the plan came from, or went into, a cache of compiled plans; nullopt when the
+  // provider keeps no such plan (every build is a creation).
+  virtual std::optional<PlanCacheUse> cache_use() const { return std::nullopt; }
 };
 
 class Provider {

@@ -133,7 +133,14 @@ void print_row_details(std::ostream& out, const RowResult& r) {
   if (!r.engine_notes.empty()) fmt::print(out, "    engine notes: {}\n", fmt::join(r.engine_notes, "; "));
   if (r.plan_name) fmt::print(out, "    plan: {}\n", *r.plan_name);
   if (!r.plan_notes.empty()) fmt::print(out, "    plan notes: {}\n", fmt::join(r.plan_notes, "; "));
-  if (r.cpu_build_time_ms) fmt::print(out, "    build: {:.3f} ms\n", *r.cpu_build_time_ms);
+  if (r.cpu_build_time_ms) {
+    fmt::print(out, "    build: {:.3f} ms", *r.cpu_build_time_ms);
+    if (r.plan_cache == "loaded")
+      fmt::print(out, " (loaded from the compiled-plan cache; compiling it took {:.0f} ms)", r.compile_time_ms.value_or(0));
+    else if (r.plan_cache)
+      fmt::print(out, " (compiled; {} in the compiled-plan cache)", *r.plan_cache);
+    fmt::print(out, "\n");
+  }
   if (r.bind_time_ms) fmt::print(out, "    bind (reorders, untimed): {:.3f} ms\n", *r.bind_time_ms);
   if (r.workspace_bytes)
     fmt::print(out, "    workspace: {}\n", human_bytes(static_cast<double>(*r.workspace_bytes)));

@@ -316,6 +316,8 @@ RowResult row_from_json(const json& r) {
   row.stage_ms =
       get_if_present<std::map<std::string, double>>(r, "stage_ms").value_or(std::map<std::string, double>{});
   row.cpu_build_time_ms = get_opt<double>(r, "cpu_build_time_ms");
+  row.plan_cache = get_if_present<std::string>(r, "plan_cache");
+  row.compile_time_ms = get_if_present<double>(r, "compile_time_ms");
   row.bind_time_ms = get_opt<double>(r, "bind_time_ms");
   row.workspace_bytes = get_opt<std::int64_t>(r, "workspace_bytes");
   row.host_stats = stats_from_json(at(r, "host_stats"));

@@ -275,6 +275,8 @@ json row_to_json(const RowResult& row) {
           {"row_time_ms", opt(row.row_time_ms)},
           {"stage_ms", row.stage_ms},
           {"cpu_build_time_ms", opt(row.cpu_build_time_ms)},
+          {"plan_cache", opt(row.plan_cache)},
+          {"compile_time_ms", opt(row.compile_time_ms)},
           {"bind_time_ms", opt(row.bind_time_ms)},
           {"workspace_bytes", opt(row.workspace_bytes)},
           {"host_stats", stats_to_json(row.host_stats)},

@@ -248,6 +248,13 @@ struct RowResult {
   // bench/overhead.sh sums.
   std::map<std::string, double> stage_ms;
   std::optional<double> cpu_build_time_ms, bind_time_ms;
+  // A plan kept between runs (cuDNN's runtime-compiled engines; docs/methodology.md, "The
+  // compiled-plan cache"): "stored" (this row compiled it and kept it), "loaded" (kept by an
+  // earlier build: cpu_build_time_ms is the load), "not stored" (compiled; the cache could not
+  // keep it); null when the plan is not one the provider keeps. compile_time_ms: what compiling
+  // it cost, measured when it was compiled (by this row unless "loaded").
+  std::optional<std::string> plan_cache;
+  std::optional<double> compile_time_ms;
   std::optional<std::int64_t> workspace_bytes;
   std::optional<Stats> host_stats, gpu_kernel_stats;
   // CUPTI (GPU rows): the kernels one execution ran, and the per-execution sum of their

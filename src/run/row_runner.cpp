@@ -89,6 +89,10 @@ RowResult run_row(GraphData& data, Provider& provider, Stream& stream, const Eng
     row.workspace_bytes = static_cast<std::int64_t>(session.plan().workspace_bytes());
     row.bind_time_ms = session.bind_ms();
     row.plan_notes = session.plan().notes();
+    if (const auto cached = session.plan().cache_use()) {
+      row.plan_cache = cached->use;
+      row.compile_time_ms = cached->compile_ms;
+    }
 
     lap("plan");
 

@@ -310,6 +310,9 @@ TEST(CudnnProvider, RuntimeCompiledPlansAreKeptAndLoaded) {
   SCOPED_TRACE(rtc);
   ASSERT_TRUE(compiled.passed()) << compiled.error_message.value_or("");
   ASSERT_TRUE(has_note(compiled.plan_notes, "kept in the compiled-plan cache")) << ::testing::PrintToString(compiled.plan_notes);
+  EXPECT_EQ(compiled.plan_cache, "stored");
+  ASSERT_TRUE(compiled.compile_time_ms && compiled.cpu_build_time_ms);
+  EXPECT_LE(*compiled.compile_time_ms, *compiled.cpu_build_time_ms);  // the compile is inside the build
   const auto files = [&] {
     std::vector<std::filesystem::path> out;
     for (const auto& e : std::filesystem::directory_iterator(cache_dir.path())) out.push_back(e.path());
@@ -320,6 +323,8 @@ TEST(CudnnProvider, RuntimeCompiledPlansAreKeptAndLoaded) {
   const RowResult loaded = row_of(rtc);
   ASSERT_TRUE(loaded.passed()) << loaded.error_message.value_or("");
   EXPECT_TRUE(has_note(loaded.plan_notes, "loaded from the compiled-plan cache")) << ::testing::PrintToString(loaded.plan_notes);
+  EXPECT_EQ(loaded.plan_cache, "loaded");
+  EXPECT_EQ(loaded.compile_time_ms, compiled.compile_time_ms);  // the record's, not the load's
   EXPECT_EQ(loaded.plan_name, compiled.plan_name);
   EXPECT_EQ(loaded.workspace_bytes, compiled.workspace_bytes);
   std::cout << rtc << ": build " << compiled.cpu_build_time_ms.value_or(-1) << " ms compiled, "

@@ -22,6 +22,8 @@ RowResult full_row() {
   row.plan_name = "jit:avx2_k=1";
   row.plan_notes = {"reorder src"};
   row.cpu_build_time_ms = 1.25;
+  row.plan_cache = "loaded";
+  row.compile_time_ms = 2496.5;
   row.bind_time_ms = 0.5;
   row.workspace_bytes = 4096;
   row.host_stats = summarize({1.0, 2.0, 3.5});

@@ -167,6 +167,7 @@ class CudnnProvider final : public CudaProvider {
             "runtime-compiled engine: loaded from the compiled-plan cache ({}), not compiled again; it "
             "compiled in {:.0f} ms on {}",
             file, cached->compile_ms, cached->created_utc));
+        plan->set_cache_use(PlanCacheUse{"loaded", cached->compile_ms});
         return plan;
       } catch (const std::exception& e) {
         load_failure = e.what();  // compiled again below, and the record replaced
@@ -186,6 +187,7 @@ class CudnnProvider final : public CudaProvider {
                                      "cache ({})",
                                      compile_ms, file)
                        : "runtime-compiled engine: not kept in the compiled-plan cache: " + why_not);
+    plan->set_cache_use(PlanCacheUse{why_not.empty() ? "stored" : "not stored", compile_ms});
     return plan;
   }
 

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,8 @@ class CudnnPlan final : public Plan {
   void publish_outputs(Stream&) override {}
   std::vector<std::string> notes() const override { return notes_; }
   void add_note(std::string note) { notes_.push_back(std::move(note)); }
+  std::optional<PlanCacheUse> cache_use() const override { return cache_use_; }
+  void set_cache_use(PlanCacheUse use) { cache_use_ = std::move(use); }
   // cuDNN's serialized form of the finalized plan (CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION);
   // "" where cuDNN does not serialize this engine's plans.
   std::string serialized() const;
@@ -52,6 +55,7 @@ class CudnnPlan final : public Plan {
   std::vector<std::array<std::byte, 8>> scalars_;
   Descriptor pack_;
   std::vector<std::string> notes_;
+  std::optional<PlanCacheUse> cache_use_;
 };
 
 }  // namespace dnnbench::cudnn
