@@ -74,7 +74,8 @@ std::string CompiledPlanCache::store(const std::string& key, const CachedPlan& p
   }
   fs::rename(temporary, target, ec);
   if (ec) {
-    const std::string why = fmt::format("cannot rename {} to {}: {}", temporary.string(), target.string(), ec.message());
+    const std::string why =
+        fmt::format("cannot rename {} to {}: {}", temporary.string(), target.string(), ec.message());
     fs::remove(temporary, ec);
     return why;
   }

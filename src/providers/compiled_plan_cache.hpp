@@ -17,9 +17,9 @@
 namespace dnnbench {
 
 struct CachedPlan {
-  std::string blob;          // the library's serialized plan
-  double compile_ms = 0;     // what building it cost when it was stored
-  std::string created_utc;   // when it was stored
+  std::string blob;         // the library's serialized plan
+  double compile_ms = 0;    // what building it cost when it was stored
+  std::string created_utc;  // when it was stored
 };
 
 class CompiledPlanCache {

@@ -136,7 +136,8 @@ void print_row_details(std::ostream& out, const RowResult& r) {
   if (r.cpu_build_time_ms) {
     fmt::print(out, "    build: {:.3f} ms", *r.cpu_build_time_ms);
     if (r.plan_cache == "loaded")
-      fmt::print(out, " (loaded from the compiled-plan cache; compiling it took {:.0f} ms)", r.compile_time_ms.value_or(0));
+      fmt::print(out, " (loaded from the compiled-plan cache; compiling it took {:.0f} ms)",
+                 r.compile_time_ms.value_or(0));
     else if (r.plan_cache)
       fmt::print(out, " (compiled; {} in the compiled-plan cache)", *r.plan_cache);
     fmt::print(out, "\n");

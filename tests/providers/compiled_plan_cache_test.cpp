@@ -108,7 +108,8 @@ TEST(CompiledPlanCache, FolderComesFromTheEnvironment) {
     EnvOverride cache("DNNBENCH_PLAN_CACHE", std::nullopt);
     EnvOverride xdg("XDG_CACHE_HOME", std::nullopt);
     EnvOverride home("HOME", "/home/someone");
-    EXPECT_EQ(CompiledPlanCache::from_environment().folder(), fs::path("/home/someone/.cache/dnnbench/plans"));
+    EXPECT_EQ(CompiledPlanCache::from_environment().folder(),
+              fs::path("/home/someone/.cache/dnnbench/plans"));
   }
 }
 

@@ -268,7 +268,8 @@ TEST(CudnnProvider, RefusalsSayWhatCudnnWouldAccept) {
 }
 
 bool has_note(const std::vector<std::string>& notes, const std::string& part) {
-  return std::any_of(notes.begin(), notes.end(), [&](const auto& n) { return n.find(part) != std::string::npos; });
+  return std::any_of(notes.begin(), notes.end(),
+                     [&](const auto& n) { return n.find(part) != std::string::npos; });
 }
 
 // A runtime-compiled engine's plan is compiled once and kept; a new provider (a later run) loads
@@ -309,7 +310,8 @@ TEST(CudnnProvider, RuntimeCompiledPlansAreKeptAndLoaded) {
   }
   SCOPED_TRACE(rtc);
   ASSERT_TRUE(compiled.passed()) << compiled.error_message.value_or("");
-  ASSERT_TRUE(has_note(compiled.plan_notes, "kept in the compiled-plan cache")) << ::testing::PrintToString(compiled.plan_notes);
+  ASSERT_TRUE(has_note(compiled.plan_notes, "kept in the compiled-plan cache"))
+      << ::testing::PrintToString(compiled.plan_notes);
   EXPECT_EQ(compiled.plan_cache, "stored");
   ASSERT_TRUE(compiled.compile_time_ms && compiled.cpu_build_time_ms);
   EXPECT_LE(*compiled.compile_time_ms, *compiled.cpu_build_time_ms);  // the compile is inside the build
@@ -322,7 +324,8 @@ TEST(CudnnProvider, RuntimeCompiledPlansAreKeptAndLoaded) {
 
   const RowResult loaded = row_of(rtc);
   ASSERT_TRUE(loaded.passed()) << loaded.error_message.value_or("");
-  EXPECT_TRUE(has_note(loaded.plan_notes, "loaded from the compiled-plan cache")) << ::testing::PrintToString(loaded.plan_notes);
+  EXPECT_TRUE(has_note(loaded.plan_notes, "loaded from the compiled-plan cache"))
+      << ::testing::PrintToString(loaded.plan_notes);
   EXPECT_EQ(loaded.plan_cache, "loaded");
   EXPECT_EQ(loaded.compile_time_ms, compiled.compile_time_ms);  // the record's, not the load's
   EXPECT_EQ(loaded.plan_name, compiled.plan_name);
@@ -334,7 +337,8 @@ TEST(CudnnProvider, RuntimeCompiledPlansAreKeptAndLoaded) {
   std::ofstream(files().front()) << "{\"key\": \"";
   const RowResult again = row_of(rtc);
   ASSERT_TRUE(again.passed()) << again.error_message.value_or("");
-  EXPECT_TRUE(has_note(again.plan_notes, "kept in the compiled-plan cache")) << ::testing::PrintToString(again.plan_notes);
+  EXPECT_TRUE(has_note(again.plan_notes, "kept in the compiled-plan cache"))
+      << ::testing::PrintToString(again.plan_notes);
   EXPECT_TRUE(has_note(row_of(rtc).plan_notes, "loaded from the compiled-plan cache"));
   unsetenv("DNNBENCH_PLAN_CACHE");
 }

@@ -46,7 +46,8 @@ bool fp32_contraction(const Graph& graph) {
 std::string device_key() {
   int device = 0;
   cudaDeviceProp prop{};
-  if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&prop, device) != cudaSuccess) return "";
+  if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&prop, device) != cudaSuccess)
+    return "";
   return fmt::format("{} sm_{}{} {} SMs", prop.name, prop.major, prop.minor, prop.multiProcessorCount);
 }
 
@@ -179,14 +180,15 @@ class CudnnProvider final : public CudaProvider {
     if (!load_failure.empty())
       plan->add_note("the compiled-plan cache's record did not load (" + load_failure + "): compiled again");
     const std::string blob = plan->serialized();
-    const std::string why_not =
-        blob.empty() ? "cuDNN gives no serialized form of this plan"
-                     : plan_cache_.store(key, CachedPlan{blob, compile_ms, utc_timestamp()});
-    plan->add_note(why_not.empty()
-                       ? fmt::format("runtime-compiled engine: compiled in {:.0f} ms and kept in the compiled-plan "
-                                     "cache ({})",
-                                     compile_ms, file)
-                       : "runtime-compiled engine: not kept in the compiled-plan cache: " + why_not);
+    const std::string why_not = blob.empty()
+                                    ? "cuDNN gives no serialized form of this plan"
+                                    : plan_cache_.store(key, CachedPlan{blob, compile_ms, utc_timestamp()});
+    plan->add_note(
+        why_not.empty()
+            ? fmt::format("runtime-compiled engine: compiled in {:.0f} ms and kept in the compiled-plan "
+                          "cache ({})",
+                          compile_ms, file)
+            : "runtime-compiled engine: not kept in the compiled-plan cache: " + why_not);
     plan->set_cache_use(PlanCacheUse{why_not.empty() ? "stored" : "not stored", compile_ms});
     return plan;
   }

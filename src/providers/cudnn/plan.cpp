@@ -18,7 +18,8 @@ CudnnPlan::CudnnPlan(std::shared_ptr<OpGraph> graph, const EngineConfig& config)
   finish(config);
 }
 
-CudnnPlan::CudnnPlan(std::shared_ptr<OpGraph> graph, const EngineConfig& config, const std::string& serialized)
+CudnnPlan::CudnnPlan(std::shared_ptr<OpGraph> graph, const EngineConfig& config,
+                     const std::string& serialized)
     : graph_(std::move(graph)), config_(build_config(*graph_, config)), name_(to_spec(config).name()) {
   plan_ = Descriptor(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
   set(plan_, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, graph_->handle->get());
@@ -37,8 +38,8 @@ std::string CudnnPlan::serialized() const {
     return "";
   std::string text(static_cast<std::size_t>(size), '\0');
   std::int64_t got = 0;
-  if (cudnnBackendGetAttribute(plan_.get(), CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION, CUDNN_TYPE_CHAR, size,
-                               &got, text.data()) != CUDNN_STATUS_SUCCESS)
+  if (cudnnBackendGetAttribute(plan_.get(), CUDNN_ATTR_EXECUTION_PLAN_JSON_REPRESENTATION, CUDNN_TYPE_CHAR,
+                               size, &got, text.data()) != CUDNN_STATUS_SUCCESS)
     return "";
   text.resize(static_cast<std::size_t>(std::clamp<std::int64_t>(got, 0, size)));
   while (!text.empty() && text.back() == '\0') text.pop_back();
