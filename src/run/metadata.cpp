@@ -87,7 +87,7 @@ constexpr const char* kAlwaysReported[] = {"OMP_NUM_THREADS",      "OMP_PROC_BIN
                                            "ONEDNN_VERBOSE",       "ONEDNN_DEFAULT_FPMATH_MODE",
                                            "CUDA_VISIBLE_DEVICES", "CUDNN_LOGLEVEL_DBG",
                                            "CUBLASLT_LOG_LEVEL",   "DNNBENCH_REFERENCE_THREADS",
-                                           "NVIDIA_TF32_OVERRIDE"};
+                                           "NVIDIA_TF32_OVERRIDE", "DNNBENCH_PLAN_CACHE"};
 
 std::string trim(std::string text) {
   const auto first = text.find_first_not_of(" \t\n");
@@ -210,7 +210,8 @@ nlohmann::json selection_environment() {
     for (const char* prefix : kPrefixes)
       if (name.rfind(prefix, 0) == 0) env[name] = text.substr(eq + 1);
   }
-  if (const char* v = std::getenv("DNNBENCH_REFERENCE_THREADS")) env["DNNBENCH_REFERENCE_THREADS"] = v;
+  for (const char* name : {"DNNBENCH_REFERENCE_THREADS", "DNNBENCH_PLAN_CACHE"})
+    if (const char* v = std::getenv(name)) env[name] = v;
   return env;
 }
 

@@ -302,6 +302,7 @@ TEST(Metadata, HostProvidersGpuAndResolvedOptions) {
   EXPECT_EQ(options["output"], out);
   EXPECT_TRUE(options["recipe"].is_null());
   EXPECT_TRUE(meta["environment"].contains("OMP_NUM_THREADS"));
+  EXPECT_TRUE(meta["environment"].contains("DNNBENCH_PLAN_CACHE"));  // where compiled plans are kept
 }
 
 TEST(Console, HeaderNamesVersionProvidersAndGraphCount) {
