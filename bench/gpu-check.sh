@@ -16,7 +16,9 @@
 # matmul engine with NVIDIA_TF32_OVERRIDE=0), `attention-rest` (the attention graphs missing from
 # ATTENTION_DONE, a results JSON of an earlier call, then the PyTorch comparison over both).
 # `overhead` (bench/overhead.sh; OVERHEAD_EXTRA) and `ncu-check` (bench/ncu-check.sh; NCU_REPEATS)
-# are issue 12's; `probe` (bench/kernel_basis_probe.py) is issue 17's. GEMM_ENGINES, GEMM_PLANS
+# are issue 12's, as are `overhead-cache` (the default-settings suite twice on an empty compiled-plan
+# cache: compiling, then loading) and `oracle3` (--oracle --max-engines 3 over the ResNet-50 set);
+# `probe` (bench/kernel_basis_probe.py) is issue 17's. GEMM_ENGINES, GEMM_PLANS
 # and GEMM_SECONDS size the `gemm` stage's oracle. SMOKE_SHARDS (default 4) splits the smoke over that many processes; `torch-samples` runs the
 # torch provider over graphs/samples; TARGETS914 / TARGETS919 build only those targets.
 #
