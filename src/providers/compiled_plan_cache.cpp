@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "input/graph_loader.hpp"
+#include "run/cache_folder.hpp"
 
 namespace dnnbench {
 
@@ -20,10 +21,7 @@ CompiledPlanCache CompiledPlanCache::from_environment() {
     if (value == "off" || value == "0") return CompiledPlanCache(std::nullopt);
     return CompiledPlanCache(fs::path(value));
   }
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
-    return CompiledPlanCache(fs::path(xdg) / "dnnbench" / "plans");
-  if (const char* home = std::getenv("HOME"); home && *home)
-    return CompiledPlanCache(fs::path(home) / ".cache" / "dnnbench" / "plans");
+  if (const auto folder = dnnbench_cache_folder()) return CompiledPlanCache(*folder / "plans");
   return CompiledPlanCache(std::nullopt);
 }
 

@@ -11,6 +11,7 @@
 #include "graph/reader.hpp"
 #include "graph/validate.hpp"
 #include "providers/registry.hpp"
+#include "run/cache_folder.hpp"
 #include "run/gpu_clocks.hpp"
 #include "run/graph_data.hpp"
 #include "run/metadata.hpp"
@@ -199,10 +200,7 @@ nlohmann::json noise_floor_summary(const nlohmann::json& calibration, const std:
 }
 
 std::string default_calibration_path() {
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
-    return std::string(xdg) + "/dnnbench/calibration.json";
-  if (const char* home = std::getenv("HOME"); home && *home)
-    return std::string(home) + "/.cache/dnnbench/calibration.json";
+  if (const auto folder = dnnbench_cache_folder()) return (*folder / "calibration.json").string();
   return "dnnbench-calibration.json";
 }
 

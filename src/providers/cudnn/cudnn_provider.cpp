@@ -6,7 +6,6 @@
 // on later builds (providers/compiled_plan_cache.hpp says why).
 #include "providers/cudnn/cudnn_provider.hpp"
 
-#include <cuda_runtime.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -39,16 +38,6 @@ bool fp32_contraction(const Graph& graph) {
       if (graph.tensor(port.uid).dtype == DataType::f32) return true;
   }
   return false;
-}
-
-// What a compiled kernel depends on besides the graph and the config: the device's name,
-// compute capability and SM count.
-std::string device_key() {
-  int device = 0;
-  cudaDeviceProp prop{};
-  if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&prop, device) != cudaSuccess)
-    return "";
-  return fmt::format("{} sm_{}{} {} SMs", prop.name, prop.major, prop.minor, prop.multiProcessorCount);
 }
 
 class CudnnProvider final : public CudaProvider {
@@ -203,12 +192,23 @@ class CudnnProvider final : public CudaProvider {
     if (e == a.engines.end() ||
         std::find(e->notes.begin(), e->notes.end(), "RUNTIME_COMPILATION") == e->notes.end())
       return "";
-    const std::string device = device_key();
+    const std::string& device = device_key();
     if (device.empty()) return "";
     // The dnnbench revision stands for the lowering (the uids and operations the plan binds).
     return fmt::format("cudnn {} | {} | dnnbench {} {} | graph {} | {} | {}", cudnn_version_string(), device,
                        DNNBENCH_VERSION, git_revision(), graph.content_hash, a.graph->summary,
                        to_spec(config).name());
+  }
+
+  // What a compiled kernel depends on besides the graph and the config: the device's name,
+  // compute capability and SM count, from the device description (read once: a process keeps
+  // its device).
+  const std::string& device_key() {
+    if (device_key_.empty())
+      for (const auto& [key, value] : device_description())
+        if (key == "device" || key == "compute_capability" || key == "sm_count")
+          device_key_ += (device_key_.empty() ? "" : " ") + key + "=" + value;
+    return device_key_;
   }
 
   bool listed_by_heuristic(const Graph& graph, std::int64_t index) {
@@ -226,6 +226,7 @@ class CudnnProvider final : public CudaProvider {
 
   HeurMode mode_;
   CompiledPlanCache plan_cache_ = CompiledPlanCache::from_environment();
+  std::string device_key_;  // device_key(), once read
   std::shared_ptr<const Handle> handle_;
   std::optional<Analysis> cached_;
   const Graph* cached_graph_ = nullptr;
