@@ -203,11 +203,16 @@ class CudnnProvider final : public CudaProvider {
   // What a compiled kernel depends on besides the graph and the config: the device's name,
   // compute capability and SM count, from the device description (read once: a process keeps
   // its device).
+  // "" when the device cannot be described: the plan is then built, not cached.
   const std::string& device_key() {
-    if (device_key_.empty())
+    if (!device_key_.empty()) return device_key_;
+    try {
       for (const auto& [key, value] : device_description())
         if (key == "device" || key == "compute_capability" || key == "sm_count")
           device_key_ += (device_key_.empty() ? "" : " ") + key + "=" + value;
+    } catch (const std::exception&) {
+      device_key_.clear();
+    }
     return device_key_;
   }
 
