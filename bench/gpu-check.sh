@@ -342,12 +342,35 @@ for label in ("cold", "warm"):
                          for n in r.get("plan_notes") or [] if "compiled-plan cache" in n), "not cached")
             notes[kind] += 1
             build[kind] += (r.get("cpu_build_time_ms") or 0) / 1e3
-    print(label, dict(notes), {k: round(v, 1) for k, v in build.items()}, "s of builds")
+    print(label, dict(notes), {k: round(v, 1) for k, v in build.items()}, "s of builds;",
+          "compile-ahead children:", (doc["metadata"].get("isolation") or {}).get("compile_ahead_children"))
+    waits = [float(n.split("waited ")[1].split(" ms")[0]) for g in doc["graphs"] for r in g["results"]
+             for n in r.get("plan_notes") or [] if n.startswith("waited ")]
+    if waits:
+        print(f"  rows that waited for a compile-ahead child: {len(waits)}, {sum(waits) / 1e3:.1f} s in all, "
+              f"longest {max(waits) / 1e3:.1f} s")
     for g in doc["graphs"]:
         for r in g["results"]:
             for n in r.get("plan_notes") or []:
                 if "not kept" in n or "did not load" in n:
                     print("  ", g["graph_name"], r.get("engine_id"), n[:200]); break
+# The cold run measured while compile-ahead children compiled beside it: the same rows' kernel
+# medians, cold / warm (the children must not disturb the timings).
+try:
+    med = {}
+    for label in ("cold", "warm"):
+        doc = json.load(open(f"{sys.argv[1]}/{label}.json"))
+        med[label] = {(g["graph_name"], r.get("engine_id")): r["gpu_kernel_stats"]["median"]
+                      for g in doc["graphs"] for r in g["results"] if r.get("gpu_kernel_stats")}
+    ratios = sorted(med["cold"][k] / med["warm"][k] for k in med["cold"] if k in med["warm"] and med["warm"][k] > 0)
+    import math
+    geo = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
+    off = sum(1 for x in ratios if abs(x - 1) > 0.02)
+    print(f"kernel median cold/warm over {len(ratios)} rows: geomean {geo:.4f}, min {ratios[0]:.3f}, "
+          f"p5 {ratios[len(ratios) // 20]:.3f}, p95 {ratios[-1 - len(ratios) // 20]:.3f}, max {ratios[-1]:.3f}, "
+          f"{off} beyond 2%")
+except Exception as e:
+    print("no cold/warm comparison:", e)
 PY
   unset DNNBENCH_PLAN_CACHE
 fi

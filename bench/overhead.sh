@@ -33,15 +33,23 @@ rows = [r for g in doc["graphs"] for r in g["results"]]
 timed_rows = [r for r in rows if r.get("timing")]
 # Time inside timed regions; older binaries wrote it as elapsed_ms (before issue 12).
 timed = sum(r["timing"].get("timed_ms", r["timing"]["elapsed_ms"]) for r in timed_rows) / 1e3
-warm = sum(r["timing"]["warmup_ms"] for r in timed_rows) / 1e3
-sampling = sum(r["timing"]["wall_ms"] for r in timed_rows) / 1e3
+# From the rows' stages where they have them: timing.warmup_ms holds the steady warm-up samples
+# that the measurement reused (in its timed regions and its `measure` stage), and timing.wall_ms
+# leaves them out; the stages count each second once.
+def stage_sum(name, fallback):
+    if all("stage_ms" in r for r in timed_rows):
+        return sum(r["stage_ms"].get(name, 0) for r in timed_rows) / 1e3
+    return sum(fallback(r) for r in timed_rows) / 1e3
+warm = stage_sum("warm-up", lambda r: r["timing"]["warmup_ms"])
+sampling = stage_sum("measure", lambda r: r["timing"]["wall_ms"])
 build = sum(r.get("cpu_build_time_ms") or 0 for r in rows) / 1e3
 row_time = [r.get("row_time_ms") for r in rows if r.get("row_time_ms") is not None]
 in_rows = sum(row_time) / 1e3 if row_time else float("nan")
 print(f"overhead ({label}): {len(doc['graphs'])} graphs, {len(rows)} rows ({len(timed_rows)} timed), exit {rc}")
 print(f"  wall {wall:.1f} s, timed regions {timed:.1f} s, wall/timed {wall / timed if timed else float('nan'):.2f}x, "
       f"{60 * len(rows) / wall:.1f} rows/min ({60 * len(timed_rows) / wall:.1f} timed rows/min)")
-print(f"  sampling loops {sampling:.1f} s (timed {timed:.1f} + host waits {sampling - timed:.1f}), warm-up {warm:.1f} s, "
+print(f"  sampling loops {sampling:.1f} s (timed {timed:.1f} + host waits {sampling - timed:.1f}), warm-up {warm:.1f} s "
+      f"(net of the samples the measurement reused), "
       f"builds {build:.1f} s")
 if row_time:
     print(f"  inside rows {in_rows:.1f} s (of which other than build/warm-up/sampling: {in_rows - build - warm - sampling:.1f} s: "

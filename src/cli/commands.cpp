@@ -30,6 +30,7 @@
 #include "report/peaks.hpp"
 #include "report/tuning_db.hpp"
 #include "report/tuning_report.hpp"
+#include "run/build_ahead.hpp"
 #include "run/calibration.hpp"
 #include "run/distributed_run.hpp"
 #include "run/fp32_math_environment.hpp"
@@ -183,6 +184,7 @@ void add_run_options(CLI::App& app, RunCommand& c) {
   app.add_option("--isolated-child-rows", c.child_rows)->group("");
   app.add_option("--isolated-child-dump-folder", c.child_dump_folder)->group("");
   app.add_flag("--isolated-child-worker", c.child_worker)->group("");
+  app.add_option("--isolated-child-build-ahead", c.child_build_ahead)->group("");
   // Hidden: how --profile starts its children (run/profiler.hpp).
   app.add_option("--profile-child-plan", c.profile_child_plan)->group("");
 }
@@ -299,6 +301,12 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
     return run_isolated_child(
         {c.child_graph, c.child_path, c.child_journal, c.child_rows, c.child_dump_folder}, options);
   if (c.child_worker) return run_isolated_worker(options);
+  if (!c.child_build_ahead.empty()) {
+    // A compile-ahead child (run/build_ahead.hpp): the parent's graphs and shard; no output.
+    const auto inputs = expand_inputs(c.graphs, options.archive, import_options_from(c.dims), nullptr);
+    const auto shard = shard_inputs(c, inputs.inputs);
+    return run_build_ahead_child(inputs.inputs, shard ? &*shard : nullptr, options, c.child_build_ahead);
+  }
   if (const auto code = execute_run_under_mpi(c, command_line)) return *code;
 
   const auto isolation = resolve_isolation(c);
@@ -347,10 +355,17 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
   if (isolation != IsolationMode::none && !options.dry_run)
     isolated = make_isolated_executor(isolation, timeout_s, {command_line.begin() + 1, command_line.end()});
   install_stop_signal_handlers();
+  // Started after the isolated executor: its worker compiles nothing until its first graph.
+  std::optional<BuildAheadChildren> build_ahead;
+  if (!options.dry_run)
+    build_ahead.emplace(options, std::vector<std::string>{command_line.begin() + 1, command_line.end()},
+                        c.compile_ahead >= 0 ? c.compile_ahead : default_compile_ahead_children());
   auto suite = run_suite(inputs.inputs, options, fanout,
                          {isolated.get(), resume ? &*resume : nullptr, shard ? &*shard : nullptr});
   const std::size_t children_started = isolated ? isolated->children_started() : 0;
   isolated.reset();  // its worker (a GPU context, loaded libraries) ends before profiling starts
+  const std::size_t build_ahead_children = build_ahead ? build_ahead->started() : 0;
+  build_ahead.reset();
   observer.finish();
   if (profile && !options.dry_run) {
     std::map<std::string, std::filesystem::path> graph_files;
@@ -381,7 +396,9 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
                                                                  : nlohmann::json("derived from the caps");
   // How many isolated child processes the run started: with --isolate graph, 1 unless a worker
   // died, timed out or was retired after a failed row (docs/reliability.md).
-  suite.metadata["isolation"] = {{"children_started", children_started}};
+  // And how many compiled runtime-compiled plans ahead of their rows (run/build_ahead.hpp).
+  suite.metadata["isolation"] = {{"children_started", children_started},
+                                 {"compile_ahead_children", build_ahead_children}};
   suite.metadata["options"]["journal"] =
       journal_file.empty() ? nlohmann::json(nullptr) : nlohmann::json(journal_file);
   suite.metadata["options"]["resumed_rows"] = resume ? nlohmann::json(resume->rows) : nlohmann::json(nullptr);

@@ -17,20 +17,12 @@
 #include "report/peaks.hpp"
 #include "run/distributed_run.hpp"
 #include "run/distribution.hpp"
+#include "run/host_name.hpp"
 #include "run/interrupt.hpp"
 #include "run/metadata.hpp"
 #include "run/oracle.hpp"
 
 namespace dnnbench {
-namespace {
-
-std::string this_host() {
-  char name[256] = {};
-  gethostname(name, sizeof name - 1);
-  return name;
-}
-
-}  // namespace
 
 std::optional<int> execute_run_under_mpi(RunCommand& c, const std::vector<std::string>& command_line) {
   if (launcher_world_size() <= 1) return std::nullopt;
@@ -133,7 +125,7 @@ void record_shard(const RunCommand& c, const std::vector<bool>& selected, SuiteR
                              {"count", spec->count},
                              {"inputs", selected.size()},
                              {"input_indices", indices}};
-  const MeasuredBy me{std::nullopt, this_host()};
+  const MeasuredBy me{std::nullopt, this_host_name()};
   for (auto& graph : suite.graphs)
     for (auto& row : graph.results)
       if (!row.measured_by) row.measured_by = me;

@@ -145,7 +145,11 @@ void ClockSampler::start() {
 
 std::vector<ClockReading> ClockSampler::stop() {
   if (running_) {
-    running_ = false;
+    {
+      std::lock_guard lock(mutex_);
+      running_ = false;
+    }
+    wake_.notify_all();
     thread_.join();
   }
   std::lock_guard lock(mutex_);
@@ -164,9 +168,14 @@ bool ClockSampler::latest_capped() const {
 }
 
 void ClockSampler::loop() {
+  // A sleeping loop made every stop() wait out the rest of its period: ~8 ms a row, twice
+  // (warm-up and measurement), 3.6 s of the ResNet-50 suite on the H200 (session 11).
   const auto period = std::chrono::duration<double, std::milli>(period_ms_);
-  while (running_) {
-    std::this_thread::sleep_for(period);
+  while (true) {
+    {
+      std::unique_lock lock(mutex_);
+      if (wake_.wait_for(lock, period, [this] { return !running_; })) return;
+    }
     const auto reading = source_.read();
     std::lock_guard lock(mutex_);
     readings_.push_back(reading);

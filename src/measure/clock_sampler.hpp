@@ -4,6 +4,7 @@
 // times the same kernel faster (shared/reference/ANCHORS.md): each row records what the card
 // did while it was timed, and is flagged when the SM clock moved.
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -54,6 +55,7 @@ class ClockSampler {
   std::atomic<bool> running_{false};
   std::thread thread_;
   mutable std::mutex mutex_;
+  std::condition_variable wake_;  // stop() wakes the loop at once, not at its next period
   std::vector<ClockReading> readings_;
 };
 

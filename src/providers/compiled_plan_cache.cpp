@@ -1,15 +1,22 @@
 #include "providers/compiled_plan_cache.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 
 #include "input/graph_loader.hpp"
 #include "run/cache_folder.hpp"
+#include "run/host_name.hpp"
+#include "run/interrupt.hpp"
 
 namespace dnnbench {
 
@@ -48,6 +55,84 @@ std::optional<CachedPlan> CompiledPlanCache::find(const std::string& key) const 
     plan.compile_ms = record["compile_ms"].get<double>();
   plan.created_utc = record.value("created_utc", "");
   return plan;
+}
+
+namespace {
+
+// A claim older than this is taken over whatever its holder: no compile takes an hour, and a lock
+// from another host (a shared cache folder) cannot be checked for a live process.
+constexpr auto kStaleClaim = std::chrono::hours(1);
+constexpr auto kClaimPoll = std::chrono::milliseconds(20);
+
+std::string claim_owner() {
+  return fmt::format("{} {}", static_cast<long>(::getpid()), this_host_name());
+}
+
+// Whether the lock at `lock` was left by a process that no longer holds it.
+bool stale_claim(const fs::path& lock) {
+  std::error_code ec;
+  const auto written = fs::last_write_time(lock, ec);
+  if (ec) return false;  // gone meanwhile: not stale, free
+  if (fs::file_time_type::clock::now() - written > kStaleClaim) return true;
+  std::ifstream in(lock);
+  long pid = 0;
+  std::string host;
+  if (!(in >> pid >> host)) return false;  // being written: its holder is alive
+  return host == this_host_name() && pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+}
+
+}  // namespace
+
+CompileClaim& CompileClaim::operator=(CompileClaim&& other) noexcept {
+  if (this != &other) {
+    release();
+    lock_ = std::exchange(other.lock_, {});
+  }
+  return *this;
+}
+
+void CompileClaim::release() {
+  if (lock_.empty()) return;
+  std::error_code ec;
+  fs::remove(lock_, ec);
+  lock_.clear();
+}
+
+ClaimOutcome CompiledPlanCache::claim(const std::string& key, double max_wait_s) const {
+  ClaimOutcome outcome;
+  if (!folder_) return outcome;
+  std::error_code ec;
+  fs::create_directories(*folder_, ec);
+  const fs::path lock = path_for(key).string() + ".lock";
+  const auto start = std::chrono::steady_clock::now();
+  const auto waited = [&] {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  };
+  while (true) {
+    const int fd = ::open(lock.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+      const std::string owner = claim_owner();
+      const bool written = ::write(fd, owner.data(), owner.size()) == static_cast<ssize_t>(owner.size());
+      ::close(fd);
+      outcome.waited_ms = waited();
+      if (written)
+        outcome.claim = CompileClaim(lock);
+      else
+        fs::remove(lock, ec);
+      return outcome;
+    }
+    // No lock can be made here (a read-only folder): compile unclaimed, as without a cache.
+    if (errno != EEXIST) break;
+    if (stale_claim(lock)) {
+      fs::remove(lock, ec);
+      continue;
+    }
+    outcome.contended = true;
+    if (waited() >= max_wait_s * 1e3 || stop_requested()) break;
+    std::this_thread::sleep_for(kClaimPoll);
+  }
+  outcome.waited_ms = waited();
+  return outcome;
 }
 
 std::string CompiledPlanCache::store(const std::string& key, const CachedPlan& plan) const {

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace dnnbench {
 
@@ -20,6 +21,33 @@ struct CachedPlan {
   std::string blob;         // the library's serialized plan
   double compile_ms = 0;    // what building it cost when it was stored
   std::string created_utc;  // when it was stored
+};
+
+// A key claimed for compiling, for as long as this object lives: while one process compiles a
+// plan, others that want it (a suite's compile-ahead children and the row that needs the plan; MPI
+// ranks that share a cache folder) wait for its record instead of compiling it a second time. The
+// claim is a lock file beside the record, created exclusively, holding "pid host". A lock whose
+// process is gone (on this host), or older than an hour, is stale and taken over.
+class CompileClaim {
+ public:
+  CompileClaim() = default;  // holds nothing
+  explicit CompileClaim(std::filesystem::path lock) : lock_(std::move(lock)) {}
+  CompileClaim(CompileClaim&& other) noexcept : lock_(std::exchange(other.lock_, {})) {}
+  CompileClaim& operator=(CompileClaim&& other) noexcept;
+  CompileClaim(const CompileClaim&) = delete;
+  CompileClaim& operator=(const CompileClaim&) = delete;
+  ~CompileClaim() { release(); }
+  bool held() const { return !lock_.empty(); }
+  void release();
+
+ private:
+  std::filesystem::path lock_;
+};
+
+struct ClaimOutcome {
+  CompileClaim claim;      // not held: no cache, or the wait ran out (compile anyway, unclaimed)
+  bool contended = false;  // another process held the key when asked
+  double waited_ms = 0;    // spent waiting for another process's claim to end
 };
 
 class CompiledPlanCache {
@@ -38,6 +66,10 @@ class CompiledPlanCache {
   std::string store(const std::string& key, const CachedPlan& plan) const;
   // The file a key is stored in (a hash of the key: keys are long and hold any character).
   std::filesystem::path path_for(const std::string& key) const;
+  // Claims `key` for compiling. While another live process holds it, waits (polling) up to
+  // `max_wait_s` or until a stop is asked for; the caller then looks for the record again before
+  // compiling (the other process has usually stored it).
+  ClaimOutcome claim(const std::string& key, double max_wait_s) const;
 
  private:
   std::optional<std::filesystem::path> folder_;

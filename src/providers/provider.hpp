@@ -197,6 +197,12 @@ class Provider {
   virtual void copy_to_device(void* /*device_dst*/, const void* /*host_src*/, std::size_t /*bytes*/,
                               Stream&) {}
   virtual void copy_to_host(void* /*host_dst*/, const void* /*device_src*/, std::size_t /*bytes*/, Stream&) {}
+  // Sets `bytes` of device memory to `value`, ordered on `stream`; false when the provider cannot
+  // (the caller then uploads a host copy).
+  virtual bool set_device_bytes(void* /*device_dst*/, unsigned char /*value*/, std::size_t /*bytes*/,
+                                Stream&) {
+    return false;
+  }
   // Bytes of device memory free now, for the memory budget (run/memory_budget.hpp); nullopt when
   // the provider cannot say (host providers: the host budget covers them).
   virtual std::optional<std::int64_t> device_memory_free() { return std::nullopt; }
@@ -212,6 +218,14 @@ class Provider {
   // Throws Unsupported when the library refuses the plan, or when the plan it would run is
   // not the one requested.
   virtual std::unique_ptr<Plan> build(const Graph& graph, const PlanSpec& spec) = 0;
+  // Building ahead (run/build_ahead.hpp): plans whose build takes seconds, built by another
+  // process of the suite before their row comes, where this provider's build() then finds them.
+  // Whether this provider can (cuDNN: on a device, with the compiled-plan cache on).
+  virtual bool can_build_ahead() { return false; }
+  // Builds the heuristic plan of `engine` for `graph` ahead when its build is slow (cuDNN: a
+  // runtime-compiled engine whose plan the cache holds not yet, and no other process is
+  // compiling); true when it built one. Throws what build() throws.
+  virtual bool build_ahead(const Graph& /*graph*/, const EngineInfo& /*engine*/) { return false; }
 };
 
 }  // namespace dnnbench

@@ -22,6 +22,7 @@
 #include "report/json_read.hpp"
 #include "report/json_report.hpp"
 #include "run/distribution.hpp"
+#include "run/host_name.hpp"
 #include "run/interrupt.hpp"
 #include "run/journal.hpp"
 #include "run/metadata.hpp"
@@ -38,12 +39,6 @@ using Clock = std::chrono::steady_clock;
 constexpr auto kHeartbeatPeriod = std::chrono::seconds(1);
 // How long rank 0's scheduler waits for a message before looking at the clock and the stop flag.
 constexpr double kPollSeconds = 0.005;
-
-std::string host_name() {
-  char name[256] = {};
-  gethostname(name, sizeof name - 1);
-  return name;
-}
 
 std::optional<std::string> env(const char* name) {
   const char* value = std::getenv(name);
@@ -544,7 +539,7 @@ DistributedOutcome run_distributed(Transport& transport, const DistributedReques
 
   RankInfo me;
   me.rank = rank;
-  me.host = host_name();
+  me.host = this_host_name();
   me.pid = static_cast<long>(getpid());
   me.device_choice = device.description;
   me.providers = describe_providers(options);

@@ -16,6 +16,7 @@
 
 #include "providers/registry.hpp"
 #include "run/calibration.hpp"
+#include "run/host_name.hpp"
 #include "run/peak_calibration.hpp"
 #include "version/git_revision.hpp"
 
@@ -222,9 +223,7 @@ nlohmann::json collect_metadata(const std::vector<std::string>& argv, const RunO
   meta["command_line"] = argv;
   utsname uts{};
   uname(&uts);
-  char hostname[256] = {};
-  gethostname(hostname, sizeof hostname - 1);
-  meta["host"] = {{"hostname", hostname},
+  meta["host"] = {{"hostname", this_host_name()},
                   {"os", std::string(uts.sysname)},
                   {"os_pretty_name", os_pretty_name()},
                   {"kernel", std::string(uts.release)},

@@ -28,19 +28,23 @@ class PlanBuffers {
  public:
   PlanBuffers(const GraphData& data, Provider& provider, Stream& stream);
   const Bindings& bindings() const { return bindings_; }
+  // The host copy of `uid`: the inputs' and outputs' own buffers for host providers; for device
+  // providers, an output as fetch_outputs() last brought it back.
   const HostTensor& host(std::int64_t uid) const { return tensors_.at(uid); }
   // The device buffer of `uid`; nullptr for host providers.
   const void* device_data(std::int64_t uid) const {
     const auto it = device_.find(uid);
     return it == device_.end() ? nullptr : it->second->data();
   }
-  // NaN (floats) or a sentinel (integers) into every output, host and device, so that
-  // elements a plan does not write fail the check.
+  // NaN (floats) or a sentinel (integers) into every output (its device buffer, for device
+  // providers), so that elements a plan does not write fail the check.
   void poison_outputs(Provider& provider, Stream& stream);
   // Brings the outputs back to the host copies (a no-op for host providers).
   void fetch_outputs(Provider& provider, Stream& stream);
 
  private:
+  HostTensor& host_copy(std::int64_t uid);  // made on first use
+
   const Graph& graph_;
   std::map<std::int64_t, HostTensor> tensors_;
   std::map<std::int64_t, double> scalars_;

@@ -134,16 +134,8 @@ bool run_graph(GraphResult& result, const Graph& graph, std::vector<ProviderSlot
       add(std::move(row));
       continue;
     }
-    auto wanted = wanted_engines(options, provider.name());
-    // --plans-from without --engine: the engines the tuning file stores for this graph.
-    if (options.plans_from && wanted.ids.empty() && result.content_hash)
-      wanted.ids = options.plans_from->engines_for(*result.content_hash, std::string(provider.name()));
-    auto selection = select_engines(offered, wanted.ids, options.skip_engines);
-    // --fp32-math strict: engines that round fp32 inputs to TF32 are listed, not run, and do not
-    // count against --max-engines (its top N are N engines that compute what the graph asks).
-    const auto refused_math = take_refused_by_fp32_math(selection.engines, options.fp32_math);
-    if (options.max_engines > 0 && selection.engines.size() > static_cast<std::size_t>(options.max_engines))
-      selection.engines.resize(static_cast<std::size_t>(options.max_engines));
+    const auto [wanted, selection, refused_math] =
+        row_engines(offered, options, provider.name(), result.content_hash);
     const auto first_row = result.results.size();
     for (const auto& engine : selection.engines) {
       if (reuse(provider.name(), engine.id)) continue;
@@ -290,6 +282,23 @@ WantedEngines wanted_engines(const RunOptions& options, std::string_view provide
     }
   if (wanted.ids.empty()) wanted.ids = options.engines;
   return wanted;
+}
+
+RowEngines row_engines(const std::vector<EngineInfo>& offered, const RunOptions& options,
+                       std::string_view provider, const std::optional<std::string>& content_hash) {
+  RowEngines rows;
+  rows.wanted = wanted_engines(options, provider);
+  // --plans-from without --engine: the engines the tuning file stores for this graph.
+  if (options.plans_from && rows.wanted.ids.empty() && content_hash)
+    rows.wanted.ids = options.plans_from->engines_for(*content_hash, std::string(provider));
+  rows.selection = select_engines(offered, rows.wanted.ids, options.skip_engines);
+  // --fp32-math strict: engines that round fp32 inputs to TF32 are listed, not run, and do not
+  // count against --max-engines (its top N are N engines that compute what the graph asks).
+  rows.refused_math = take_refused_by_fp32_math(rows.selection.engines, options.fp32_math);
+  if (options.max_engines > 0 &&
+      rows.selection.engines.size() > static_cast<std::size_t>(options.max_engines))
+    rows.selection.engines.resize(static_cast<std::size_t>(options.max_engines));
+  return rows;
 }
 
 std::optional<std::string> WantedEngines::label_of(const EngineInfo& engine) const {

@@ -113,6 +113,17 @@ struct WantedEngines {
 };
 WantedEngines wanted_engines(const RunOptions& options, std::string_view provider);
 
+// The rows one provider gives a graph: the engines to run (--engine / --engine-matrix /
+// --plans-from, less --skip-engine and --fp32-math strict's refusals, cut to --max-engines), the
+// engines --fp32-math strict lists as skipped rows, and the wanted engines it does not offer.
+struct RowEngines {
+  WantedEngines wanted;
+  EngineSelection selection;
+  std::vector<EngineInfo> refused_math;
+};
+RowEngines row_engines(const std::vector<EngineInfo>& offered, const RunOptions& options,
+                       std::string_view provider, const std::optional<std::string>& content_hash);
+
 // The --engine values no graph of the suite offered (every row for them says "not offered"): a
 // typo, or an engine of another machine; the run warns about them.
 std::vector<std::string> engines_never_offered(const SuiteResult& suite,

@@ -74,6 +74,11 @@ bool dtype_is_floating(DataType type) {
   }
 }
 
+std::optional<unsigned char> nan_fill_byte(DataType type) {
+  if (!dtype_is_floating(type)) return std::nullopt;
+  return static_cast<unsigned char>(0xFF);
+}
+
 bool dtype_has_storage(DataType type) {
   switch (type) {
     case DataType::f32:

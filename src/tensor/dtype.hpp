@@ -18,6 +18,10 @@ std::size_t dtype_size(DataType type);
 bool dtype_is_floating(DataType type);
 // True when dnnbench can store, fill and compare tensors of this type.
 bool dtype_has_storage(DataType type);
+// A byte that, repeated, makes every element of `type` a NaN: 0xFF for the IEEE-like floats and
+// both fp8 formats (all-ones exponent, non-zero mantissa). nullopt for integers, which have none.
+// It lets device memory be poisoned by a memset instead of an upload.
+std::optional<unsigned char> nan_fill_byte(DataType type);
 // The list of storable types, for error messages ("expected one of ...").
 std::string_view storable_dtype_list();
 

@@ -29,11 +29,15 @@ void for_each_element_parallel(const TensorDesc& desc, Fn&& fn) {
 
 }  // namespace
 
-HostTensor::HostTensor(const TensorDesc& desc)
-    : desc_(desc), bytes_(static_cast<std::size_t>(desc.storage_bytes())) {
+void require_storage(const TensorDesc& desc) {
   if (!dtype_has_storage(desc.dtype))
     throw std::invalid_argument("tensor '" + desc.name + "': data type " +
                                 std::string(dtype_name(desc.dtype)) + " has no storage in dnnbench");
+}
+
+HostTensor::HostTensor(const TensorDesc& desc)
+    : desc_(desc), bytes_(static_cast<std::size_t>(desc.storage_bytes())) {
+  require_storage(desc);
 }
 
 Dense HostTensor::to_dense() const {

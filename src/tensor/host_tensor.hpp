@@ -10,6 +10,9 @@
 
 namespace dnnbench {
 
+// Throws std::invalid_argument when dnnbench cannot store `desc`'s data type.
+void require_storage(const TensorDesc& desc);
+
 class HostTensor {
  public:
   explicit HostTensor(const TensorDesc& desc);

@@ -43,7 +43,7 @@ std::string state(const RunCommand& c) {
       "effect={} max_engines={} entry={} total={} heur={} gpu_ref={} calibration={} fill={} fp32_math={} "
       "replay={} kernels={} pacing={} csv={} dims={} shard={} mixed={} shared={} rank_timeout={} "
       "export_plans={} "
-      "plans_from={} profile={} profile_dir={}",
+      "plans_from={} profile={} profile_dir={} compile_ahead={}",
       c.graphs, c.providers, c.engines, c.skip_engines, c.ops, c.output, c.verbose, c.quiet, c.progress,
       c.dry_run, c.journal, c.resume, c.isolate, c.timeout_s, o.warmup, opt(o.iters),
       o.adaptive.target_ci_rel, o.adaptive.min_iters, o.adaptive.max_iters, o.adaptive.min_time_ms,
@@ -56,7 +56,7 @@ std::string state(const RunCommand& c) {
       o.gpu_reference, opt(o.calibration_file), o.fill == FillKind::grid ? "grid" : "full",
       fp32_math_name(o.fp32_math), o.measure.graph_replay, o.measure.kernel_activity,
       pacing_name(o.measure.pacing), c.csv, c.dims, c.shard, c.allow_mixed_ranks, c.allow_shared_device,
-      c.rank_timeout_s, c.export_plans, c.plans_from, c.profile, c.profile_dir);
+      c.rank_timeout_s, c.export_plans, c.plans_from, c.profile, c.profile_dir, c.compile_ahead);
 }
 
 // A value of the option's kind that differs from its default: as command-line arguments and as a

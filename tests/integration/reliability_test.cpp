@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
+#include <map>
 #include <thread>
 
 #include "cli_runner.hpp"
@@ -325,6 +327,42 @@ TEST(Reliability, OneWorkerServesASuiteInWhichNothingFails) {
       worker_args(dir / "n.json", {"--provider", "crashtest", "--engine", "ok", "--isolate", "none"}));
   EXPECT_EQ(none.exit_code, 0) << none.err;
   EXPECT_EQ(children_started(json::parse(read_text(dir / "n.json"))), 0u);
+}
+
+// --compile-ahead: children walk the suite's graphs round robin and build each row's slow plan
+// once, ahead of the row (which waits for it: the crashtest double's rule). Graphs 1 and 3 go to
+// the first child, 2 and 4 to the second; engines the rows do not run are not built.
+TEST(Reliability, CompileAheadChildrenBuildEachRowsSlowPlanOnceAheadOfIt) {
+  if (!crashtest_built()) GTEST_SKIP() << "built without DNNBENCH_TEST_PROVIDERS";
+  TempDir dir;
+  const auto markers = dir / "ahead";
+  std::filesystem::create_directories(markers);
+  const auto r = run_cli(worker_args(dir / "a.json", {"--provider", "crashtest", "--engine", "ok",
+                                                      "--isolate", "graph", "--compile-ahead", "2"}),
+                         {"DNNBENCH_CRASHTEST_BUILD_AHEAD=" + markers.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const auto result = json::parse(read_text(dir / "a.json"));
+  EXPECT_EQ(result.at("metadata").at("isolation").at("compile_ahead_children"), 2);
+  std::map<std::string, std::string> child_of;  // graph -> pid of the child that built it
+  for (const auto& entry : std::filesystem::directory_iterator(markers)) {
+    const auto name = entry.path().filename().string();  // <graph>.<engine>.<pid>
+    const auto first = name.find('.'), last = name.rfind('.');
+    EXPECT_EQ(name.substr(first + 1, last - first - 1), "ok") << name;
+    EXPECT_TRUE(child_of.emplace(name.substr(0, first), name.substr(last + 1)).second)
+        << "built twice: " << name;
+  }
+  ASSERT_EQ(child_of.size(), 4u);
+  EXPECT_EQ(child_of["pointwise_relu"], child_of["pointwise_sigmoid"]);
+  EXPECT_EQ(child_of["pointwise_tanh"], child_of["pointwise_exp"]);
+  EXPECT_NE(child_of["pointwise_relu"], child_of["pointwise_tanh"]);
+  for (const auto& graph : result.at("graphs"))
+    EXPECT_EQ(graph.at("results").at(0).at("status"), "success") << graph.dump();
+  // No provider that builds ahead (the double without its folder; no GPU): no child is started.
+  const auto none = run_cli(worker_args(dir / "n.json", {"--provider", "crashtest", "--engine", "ok",
+                                                         "--isolate", "none", "--compile-ahead", "2"}));
+  EXPECT_EQ(none.exit_code, 0) << none.err;
+  EXPECT_EQ(
+      json::parse(read_text(dir / "n.json")).at("metadata").at("isolation").at("compile_ahead_children"), 0);
 }
 
 // A crash in graph 2 of 4 costs that row and one new worker: the row is an error row with the

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <thread>
 
@@ -82,6 +83,18 @@ TEST(ClockSampler, ReadsAtBothEndsAndInBetween) {
   const auto readings = sampler.stop();
   EXPECT_GE(readings.size(), 3u);  // start, at least one in between, stop
   EXPECT_EQ(static_cast<int>(readings.size()), source.reads.load());
+}
+
+// stop() ends the sampling thread at once: a row stops two samplers, and waiting out the period
+// cost ~8 ms a row on the H200. A one-minute period makes any wait for it unmistakable.
+TEST(ClockSampler, StopDoesNotWaitOutThePeriod) {
+  CountingSource source;
+  ClockSampler sampler(source, 60'000);
+  const auto start = std::chrono::steady_clock::now();
+  sampler.start();
+  const auto readings = sampler.stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+  EXPECT_EQ(readings.size(), 2u);  // one at each end, none in between
 }
 
 TEST(ClockSampler, NvmlIsOptional) {

@@ -4,14 +4,19 @@
 #include "providers/compiled_plan_cache.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "input/archive.hpp"  // ScopedTempDir
+#include "run/host_name.hpp"
 
 namespace dnnbench {
 namespace {
@@ -60,6 +65,55 @@ TEST_F(CompiledPlanCacheTest, StoresAndFindsARecordByKey) {
     EXPECT_EQ(entry.path().extension(), ".json") << entry.path();
   }
   EXPECT_EQ(files, 1);
+}
+
+// A compile-ahead child and the row that needs its plan: the second asker waits while the first
+// holds the key, and finds the record the first stored once the claim ends.
+TEST_F(CompiledPlanCacheTest, ASecondClaimWaitsForTheFirstAndThenFindsItsRecord) {
+  const CompiledPlanCache cache(dir_);
+  const std::string key = "cudnn | graph fnv1a64:42 | eng80";
+  auto first = cache.claim(key, 0);
+  ASSERT_TRUE(first.claim.held());
+  EXPECT_FALSE(first.contended);
+  // Held: a claim that may not wait gets nothing, and says another holds it.
+  const auto refused = cache.claim(key, 0);
+  EXPECT_FALSE(refused.claim.held());
+  EXPECT_TRUE(refused.contended);
+  EXPECT_TRUE(cache.claim(key + " other config", 0).claim.held());  // other keys are free
+  std::thread compiler([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    EXPECT_EQ(cache.store(key, CachedPlan{"compiled", 150, "t"}), "");
+    first.claim.release();
+  });
+  const auto second = cache.claim(key, 30);
+  compiler.join();
+  EXPECT_TRUE(second.contended);
+  EXPECT_TRUE(second.claim.held());
+  EXPECT_GE(second.waited_ms, 100);
+  EXPECT_LT(second.waited_ms, 10'000);
+  ASSERT_TRUE(cache.find(key));
+  EXPECT_EQ(cache.find(key)->blob, "compiled");
+}
+
+TEST_F(CompiledPlanCacheTest, AClaimEndsWithItsHolderAndALockOfADeadProcessIsTakenOver) {
+  const CompiledPlanCache cache(dir_);
+  const std::string key = "cudnn | graph fnv1a64:43 | eng72";
+  { ASSERT_TRUE(cache.claim(key, 0).claim.held()); }  // released when it goes out of scope
+  EXPECT_TRUE(cache.claim(key, 0).claim.held());
+  // A process that claimed the key and died (killed mid-compile): its lock stays behind.
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) _exit(0);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  std::ofstream(cache.path_for(key).string() + ".lock") << pid << " " << this_host_name();
+  const auto taken = cache.claim(key, 0);
+  EXPECT_TRUE(taken.claim.held());
+  EXPECT_FALSE(taken.contended);
+  // A live holder on this host is waited for, not taken over (this process's own pid is alive).
+  const std::string live = key + " live";
+  std::ofstream(cache.path_for(live).string() + ".lock") << getpid() << " " << this_host_name();
+  EXPECT_FALSE(cache.claim(live, 0.05).claim.held());
 }
 
 TEST_F(CompiledPlanCacheTest, UnreadableOrForeignRecordsAreMisses) {

@@ -25,6 +25,20 @@ TEST(DataType, ParsesHipdnnNamesAndAliases) {
   EXPECT_FALSE(dtype_has_storage(DataType::i64));
 }
 
+// Device outputs are poisoned by a memset of this byte: every element it makes must read NaN.
+TEST(DataType, NanFillByteMakesANanOfEveryFloatAndNothingForIntegers) {
+  for (auto type : {DataType::f32, DataType::f16, DataType::bf16, DataType::f64, DataType::fp8_e4m3,
+                    DataType::fp8_e5m2}) {
+    const auto byte = nan_fill_byte(type);
+    ASSERT_TRUE(byte.has_value()) << dtype_name(type);
+    std::byte element[8];
+    for (auto& b : element) b = static_cast<std::byte>(*byte);
+    EXPECT_TRUE(std::isnan(load_element(type, element))) << dtype_name(type);
+  }
+  for (auto type : {DataType::i8, DataType::u8, DataType::i32, DataType::i64, DataType::boolean})
+    EXPECT_FALSE(nan_fill_byte(type).has_value()) << dtype_name(type);
+}
+
 TEST(DataType, Fp8DecodesTheOcpFormats) {
   EXPECT_EQ(fp8_e4m3_to_float(0x38), 1.0f);
   EXPECT_EQ(fp8_e4m3_to_float(0xc0), -2.0f);

@@ -308,6 +308,11 @@ void CudaProvider::copy_to_host(void* dst, const void* src, std::size_t bytes, S
              "copy to host");
 }
 
+bool CudaProvider::set_device_bytes(void* dst, unsigned char value, std::size_t bytes, Stream& stream) {
+  cuda_check(cudaMemsetAsync(dst, value, bytes, cuda_stream_of(stream)), "cudaMemsetAsync");
+  return true;
+}
+
 std::optional<std::int64_t> CudaProvider::device_memory_free() {
   if (no_device_) return std::nullopt;
   return device_free_bytes();

@@ -122,6 +122,7 @@ class CudaProvider : public Provider {
   std::unique_ptr<DeviceBuffer> allocate(std::size_t bytes) override;
   void copy_to_device(void* dst, const void* src, std::size_t bytes, Stream& stream) override;
   void copy_to_host(void* dst, const void* src, std::size_t bytes, Stream& stream) override;
+  bool set_device_bytes(void* dst, unsigned char value, std::size_t bytes, Stream& stream) override;
   std::optional<std::int64_t> device_memory_free() override;
   std::vector<std::pair<std::string, std::string>> device_properties() override {
     return device_description();

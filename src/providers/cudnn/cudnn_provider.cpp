@@ -97,6 +97,13 @@ class CudnnProvider final : public CudaProvider {
     return specs;
   }
 
+  bool can_build_ahead() override { return plan_cache_.enabled() && !no_device(); }
+
+  bool build_ahead(const Graph& graph, const EngineInfo& engine) override {
+    const EngineConfig config = from_spec(heuristic_plan(graph, engine));
+    return build_or_load(graph, config, /*ahead=*/true) != nullptr;
+  }
+
   std::unique_ptr<Plan> build(const Graph& graph, const PlanSpec& spec) override {
     const EngineConfig config = from_spec(spec);
     const auto& hints = analysis(graph).graph->hints;
@@ -143,24 +150,28 @@ class CudnnProvider final : public CudaProvider {
 
   // A runtime-compiled engine's plan comes from the compiled-plan cache when the cache holds one
   // for this graph, library, device and config; otherwise it is built (compiled) and stored there.
-  // Every other engine is built: its build takes microseconds to milliseconds.
-  std::unique_ptr<CudnnPlan> build_or_load(const Graph& graph, const EngineConfig& config) {
+  // While another process compiles it (a compile-ahead child, another rank), this build waits for
+  // that record rather than compiling it a second time. Every other engine is built: its build
+  // takes microseconds to milliseconds. `ahead` (build_ahead()): only a plan that is neither
+  // stored nor being compiled elsewhere is compiled; nullptr otherwise.
+  std::unique_ptr<CudnnPlan> build_or_load(const Graph& graph, const EngineConfig& config,
+                                           bool ahead = false) {
     const auto& lowered = analysis(graph).graph;
     const std::string key = plan_cache_key(graph, config);
-    if (key.empty()) return std::make_unique<CudnnPlan>(lowered, config);
-    const std::string file = plan_cache_.path_for(key).string();
+    if (key.empty()) return ahead ? nullptr : std::make_unique<CudnnPlan>(lowered, config);
+    if (ahead && plan_cache_.find(key)) return nullptr;
     std::string load_failure;
-    if (auto cached = plan_cache_.find(key)) {
-      try {
-        auto plan = std::make_unique<CudnnPlan>(lowered, config, cached->blob);
-        plan->add_note(fmt::format(
-            "runtime-compiled engine: loaded from the compiled-plan cache ({}), not compiled again; it "
-            "compiled in {:.0f} ms on {}",
-            file, cached->compile_ms, cached->created_utc));
-        plan->set_cache_use(PlanCacheUse{"loaded", cached->compile_ms});
+    if (!ahead)
+      if (auto plan = load_cached(lowered, config, key, load_failure)) return plan;
+    // Long enough for the slowest compile measured (29 s on the H200) many times over.
+    constexpr double kMaxWaitS = 600;
+    auto claim = plan_cache_.claim(key, ahead ? 0.0 : kMaxWaitS);
+    if (ahead && !claim.claim.held()) return nullptr;
+    if (claim.contended && !ahead) {
+      if (auto plan = load_cached(lowered, config, key, load_failure)) {
+        plan->add_note(
+            fmt::format("waited {:.0f} ms for another process that was compiling it", claim.waited_ms));
         return plan;
-      } catch (const std::exception& e) {
-        load_failure = e.what();  // compiled again below, and the record replaced
       }
     }
     HostTimer timer;
@@ -176,10 +187,30 @@ class CudnnProvider final : public CudaProvider {
         why_not.empty()
             ? fmt::format("runtime-compiled engine: compiled in {:.0f} ms and kept in the compiled-plan "
                           "cache ({})",
-                          compile_ms, file)
+                          compile_ms, plan_cache_.path_for(key).string())
             : "runtime-compiled engine: not kept in the compiled-plan cache: " + why_not);
     plan->set_cache_use(PlanCacheUse{why_not.empty() ? "stored" : "not stored", compile_ms});
     return plan;
+  }
+
+  // The plan stored under `key`, deserialized; nullptr when there is none or it does not load
+  // (`load_failure` says why: the caller compiles it again and replaces the record).
+  std::unique_ptr<CudnnPlan> load_cached(const std::shared_ptr<OpGraph>& lowered, const EngineConfig& config,
+                                         const std::string& key, std::string& load_failure) {
+    const auto cached = plan_cache_.find(key);
+    if (!cached) return nullptr;
+    try {
+      auto plan = std::make_unique<CudnnPlan>(lowered, config, cached->blob);
+      plan->add_note(fmt::format(
+          "runtime-compiled engine: loaded from the compiled-plan cache ({}), not compiled again; it "
+          "compiled in {:.0f} ms on {}",
+          plan_cache_.path_for(key).string(), cached->compile_ms, cached->created_utc));
+      plan->set_cache_use(PlanCacheUse{"loaded", cached->compile_ms});
+      return plan;
+    } catch (const std::exception& e) {
+      load_failure = e.what();
+      return nullptr;
+    }
   }
 
   // "" when the plan is not cached: no cache, a graph built in memory, or an engine that does not
