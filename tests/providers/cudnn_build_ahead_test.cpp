@@ -113,9 +113,11 @@ TEST(CudnnBuildAhead, ASuiteStartsItsChildrenAndCompilesEachPlanOnce) {
   ASSERT_EQ(second.exit_code, 0) << second.out << second.err;
   const auto again = json::parse(testing::read_text(dir / "second.json"));
   EXPECT_EQ(again["metadata"]["isolation"]["compile_ahead_children"], 0);
-  for (const auto& row : again["graphs"][0]["results"])
-    if (row.contains("plan_cache") && !row["plan_cache"].is_null())
+  for (const auto& row : again["graphs"][0]["results"]) {
+    if (row.contains("plan_cache") && !row["plan_cache"].is_null()) {
       EXPECT_EQ(row["plan_cache"], "loaded") << row.dump();
+    }
+  }
 }
 
 }  // namespace
