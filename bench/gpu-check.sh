@@ -17,7 +17,8 @@
 # ATTENTION_DONE, a results JSON of an earlier call, then the PyTorch comparison over both).
 # `overhead` (bench/overhead.sh; OVERHEAD_EXTRA) and `ncu-check` (bench/ncu-check.sh; NCU_REPEATS)
 # are issue 12's, as are `overhead-cache` (the default-settings suite twice on an empty compiled-plan
-# cache: compiling, then loading) and `oracle3` (--oracle --max-engines 3 over the ResNet-50 set);
+# cache: compiling, then loading), `oracle3` (--oracle --max-engines 3 over the ResNet-50 set) and
+# `aa` (the oracle's A/A over graphs/samples; AA_EXTRA, AA_SECONDS);
 # `probe` (bench/kernel_basis_probe.py) is issue 17's. GEMM_ENGINES, GEMM_PLANS
 # and GEMM_SECONDS size the `gemm` stage's oracle. SMOKE_SHARDS (default 4) splits the smoke over that many processes; `torch-samples` runs the
 # torch provider over graphs/samples; TARGETS914 / TARGETS919 build only those targets.
@@ -360,7 +361,7 @@ try:
     med = {}
     for label in ("cold", "warm"):
         doc = json.load(open(f"{sys.argv[1]}/{label}.json"))
-        med[label] = {(g["graph_name"], r.get("engine_id")): r["gpu_kernel_stats"]["median"]
+        med[label] = {(g["graph_name"], r.get("engine_id")): r["gpu_kernel_stats"]["median_ms"]
                       for g in doc["graphs"] for r in g["results"] if r.get("gpu_kernel_stats")}
     ratios = sorted(med["cold"][k] / med["warm"][k] for k in med["cold"] if k in med["warm"] and med["warm"][k] > 0)
     import math
@@ -373,6 +374,12 @@ except Exception as e:
     print("no cold/warm comparison:", e)
 PY
   unset DNNBENCH_PLAN_CACHE
+fi
+if want aa; then
+  # Issue 12's A/A: the oracle's self-check (--oracle --oracle-aa, control arm) over graphs/samples;
+  # AA_EXTRA (default --max-engines 1: cuDNN's pick on every graph) and AA_SECONDS bound it.
+  stage "oracle A/A over graphs/samples, cuDNN (issue 12)"
+  AA_EXTRA="${AA_EXTRA:---max-engines 1}" bench/oracle-aa-gpu.sh "$OUT_DIR/aa" "$(cap "${AA_SECONDS:-400}")" 2>&1 | tail -12
 fi
 if want overhead4; then
   stage "overhead: the same with --max-engines 4 (session 7's setting)"
