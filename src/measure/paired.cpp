@@ -96,10 +96,12 @@ PairedResult run_paired(const std::function<double()>& sample_a, const std::func
       break;
     }
   }
-  auto result = compare_paired(a, b, 2000, 1, limits.min_effect);
+  const double median_a = a.empty() ? 0.0 : summarize(a).median;
+  const double min_effect =
+      median_a > 0 ? std::max(limits.min_effect, limits.min_effect_ms / median_a) : limits.min_effect;
+  auto result = compare_paired(a, b, 2000, 1, min_effect);
   result.converged = converged;
-  if (control)
-    judge_against_control(result, compare_paired(a, c, 2000, 2, limits.min_effect), limits.min_effect);
+  if (control) judge_against_control(result, compare_paired(a, c, 2000, 2, min_effect), min_effect);
   return result;
 }
 

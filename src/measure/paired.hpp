@@ -26,7 +26,9 @@ struct PairedResult {
   // buffer placement, load); an effect is significant only when its CI clears that band.
   bool has_control = false;
   double control_ratio = 1, control_ci_lo = 1, control_ci_hi = 1;
-  double noise_floor = 0;  // max(min_effect, the control's distance from 1 incl. its CI)
+  // max(min_effect and min_effect_ms relative to median(A), the control's distance from 1 incl.
+  // its CI)
+  double noise_floor = 0;
 };
 
 // Ratio of medians with a paired percentile bootstrap CI: rounds are resampled with
@@ -41,6 +43,10 @@ struct PairedLimits {
   double max_time_ms = 3000;    // both sides together
   double target_ci_rel = 0.01;  // stop when the ratio's CI half-width is within ±1%
   double min_effect = 0.01;     // smallest |ratio - 1| called significant (the A/A noise floor)
+  // Smallest |median(A) - median(B)| called significant, in ms: on microsecond GPU kernels two
+  // instances of one plan differ by up to ~0.2 us per execution, steadily (buffer placement), more
+  // than min_effect of the time (bench/RESULTS.md, session 11). 0: none. The floor is the larger.
+  double min_effect_ms = 0;
 };
 
 // Judges `r` (A vs B) against `control` (A vs a second instance of A, same rounds): the noise

@@ -184,6 +184,28 @@ TEST(Paired, AnEffectInsideTheControlsBandIsNotSignificant) {
   EXPECT_TRUE(r.significant);
 }
 
+// Microsecond GPU kernels: a second instance of one plan runs a steady 0.09 us (6%) slower, and
+// the control instance happens to sit close to A. The absolute floor keeps that from being a
+// "speedup"; a 0.5 us gap on the same kernel is still one, and the floor does not widen the band
+// of a long kernel.
+TEST(Paired, AnAbsoluteFloorCoversInstanceDifferencesOfMicrosecondKernels) {
+  std::mt19937_64 rng(23);
+  std::lognormal_distribution<double> noise(0.0, 0.002);
+  PairedLimits limits;
+  limits.max_rounds = 120;
+  limits.target_ci_rel = 1e-9;
+  limits.min_effect_ms = 0.0002;
+  const auto instance = [&](double ms) { return [&, ms] { return ms * noise(rng); }; };
+  const auto aa = run_paired(instance(0.00146), instance(0.00155), limits, instance(0.00147));
+  EXPECT_FALSE(aa.significant) << aa.ratio;
+  EXPECT_NEAR(aa.noise_floor, 0.0002 / 0.00146, 0.005);
+  const auto real = run_paired(instance(0.00200), instance(0.00150), limits, instance(0.00201));
+  EXPECT_TRUE(real.significant) << real.ratio;
+  const auto slow = run_paired(instance(1.0), instance(0.97), limits, instance(1.0));
+  EXPECT_TRUE(slow.significant);
+  EXPECT_NEAR(slow.noise_floor, 0.01, 0.003);  // min_effect and the control, not 0.2 us
+}
+
 TEST(Paired, AaFalsePositiveRateOverManyInterleavedTrialsIsAtMostTheStatedRate) {
   // 400 synthetic A/A comparisons through run_paired, with shared drift and heavy-ish noise, and
   // no minimum effect: the 95% CI must exclude 1 in about 5% of them (binomial sd ~1.1%).
