@@ -197,6 +197,18 @@ std::optional<PairedDelta> delta_from_json(const json& d) {
   delta.rounds = get<std::int64_t>(d, "rounds");
   delta.converged = get<bool>(d, "converged");
   delta.method = get<std::string>(d, "method");
+  if (d.contains("replication") && !d.at("replication").is_null()) {
+    const auto& r = d.at("replication");
+    PairedDelta::Replication replication;
+    replication.speedup = num(r, "speedup");
+    const auto& ci = at(r, "ci95");
+    replication.ci_lo =
+        ci.at(0).is_null() ? std::numeric_limits<double>::quiet_NaN() : ci.at(0).get<double>();
+    replication.ci_hi =
+        ci.at(1).is_null() ? std::numeric_limits<double>::quiet_NaN() : ci.at(1).get<double>();
+    replication.significant = get<bool>(r, "significant");
+    delta.replication = replication;
+  }
   return delta;
 }
 

@@ -210,7 +210,12 @@ json delta_to_json(const std::optional<PairedDelta>& d) {
           {"noise_floor", num(d->noise_floor)},
           {"rounds", d->rounds},
           {"converged", d->converged},
-          {"method", d->method}};
+          {"method", d->method},
+          {"replication", d->replication
+                              ? json{{"speedup", num(d->replication->speedup)},
+                                     {"ci95", {num(d->replication->ci_lo), num(d->replication->ci_hi)}},
+                                     {"significant", d->replication->significant}}
+                              : json(nullptr)}};
 }
 
 json oracle_to_json(const std::optional<OracleResult>& o) {

@@ -117,6 +117,13 @@ struct PairedDelta {
   std::int64_t rounds = 0;
   bool converged = false;
   std::string method;
+  // A significant gap timed again between fresh instances of both plans (their own buffers and
+  // captures): `significant` above holds only when this one is significant the same way too.
+  struct Replication {
+    double speedup = 1, ci_lo = 1, ci_hi = 1;
+    bool significant = false;  // the same direction as the first, clear of its own band
+  };
+  std::optional<Replication> replication;  // none when the first comparison was not significant
 };
 
 struct OracleResult {

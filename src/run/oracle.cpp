@@ -109,6 +109,15 @@ PairedDelta paired_between(PlanSession& a, PlanSession& b, PlanSession& control,
   return d;
 }
 
+void replicate_if_significant(PairedDelta& delta, const std::function<PairedDelta()>& again) {
+  if (!delta.significant) return;
+  const auto second = again();
+  PairedDelta::Replication r{second.speedup, second.ci_lo, second.ci_hi, false};
+  r.significant = second.significant && (second.speedup > 1) == (delta.speedup > 1);
+  delta.replication = r;
+  delta.significant = r.significant;
+}
+
 PairedDelta paired_delta(GraphData& data, Provider& provider, Stream& stream, const PlanSpec& baseline,
                          const PlanSpec& other, const RunOptions& options,
                          std::optional<Stats>* baseline_stats, std::optional<Stats>* other_stats) {
@@ -202,10 +211,14 @@ void run_oracle(GraphData& data, Provider& provider, Stream& stream, const Engin
       else
         o.host_stats = winner_stats;
       o.correctness = b.checked_run(options);
-      if (o.correctness->passed)
+      if (o.correctness->passed) {
+        replicate_if_significant(delta, [&] {
+          return paired_delta(data, provider, stream, heuristic, winner->spec, options, nullptr, nullptr);
+        });
         row.oracle_delta = delta;
-      else
+      } else {
         o.delta_withheld = "the oracle's plan failed validation";
+      }
     }
     row.oracle = std::move(o);
   } catch (const std::exception& e) {
@@ -238,6 +251,9 @@ std::optional<GraphRegret> graph_regret(GraphData& data, Provider& provider, Str
   try {
     PlanSpec pick_spec = provider.heuristic_plan(data.graph(), EngineInfo{regret.pick_engine, "", {}});
     regret.delta = paired_delta(data, provider, stream, pick_spec, best_spec, options, nullptr, nullptr);
+    replicate_if_significant(*regret.delta, [&] {
+      return paired_delta(data, provider, stream, pick_spec, best_spec, options, nullptr, nullptr);
+    });
   } catch (const std::exception& e) {
     regret.note = describe_exception(e);
   }

@@ -35,6 +35,13 @@ PairedDelta paired_between(PlanSession& a, PlanSession& b, PlanSession& control,
                            const RunOptions& options, std::optional<Stats>* baseline_stats,
                            std::optional<Stats>* other_stats);
 
+// A significant `delta` must show again between fresh instances of both plans: instances of one
+// plan can differ steadily by more than one control instance shows (8% on a 37 us grouped 3-D
+// convolution in the H200's A/A, bench/RESULTS.md session 11), while a real difference between
+// plans stays with new instances. `again` times fresh instances; `delta` keeps its figures and is
+// significant only when the replication is significant in the same direction.
+void replicate_if_significant(PairedDelta& delta, const std::function<PairedDelta()>& again);
+
 // A plan's knob choices as (name, value) pairs, in order, and back.
 std::vector<std::pair<std::string, std::string>> knob_pairs(const PlanSpec& spec);
 PlanSpec plan_spec_of(const std::string& engine_id,

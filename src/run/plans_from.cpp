@@ -65,6 +65,9 @@ RetimedPlan retime(GraphData& data, Provider& provider, Stream& stream, const En
     PlanSession control(data, provider, stream, heuristic);
     std::optional<Stats> stored_plan_stats;
     out.delta = paired_between(a, b, control, stream, options, nullptr, &stored_plan_stats);
+    replicate_if_significant(*out.delta, [&] {
+      return paired_delta(data, provider, stream, heuristic, spec, options, nullptr, nullptr);
+    });
     out.status = "measured";
     if (stored_plan_stats) {
       out.today_median_ms = stored_plan_stats->median;

@@ -83,7 +83,9 @@ RowResult full_row() {
   o.candidates = {{"p1", true, {{"k", "1"}, {"a", "2"}}, 1.5, std::nullopt},
                   {"p2", false, {}, std::nullopt, "Unsupported: no"}};
   row.oracle = o;
-  row.oracle_delta = PairedDelta{"host", 2, 1, 2, 1.5, 2.5, true, 1.01, 0.99, 1.03, 0.03, 10, true, "paired"};
+  row.oracle_delta = PairedDelta{"host", 2,    1,    2,        1.5,
+                                 2.5,    true, 1.01, 0.99,     1.03,
+                                 0.03,   10,   true, "paired", PairedDelta::Replication{2.1, 1.6, 2.6, true}};
   row.oracle_error = "Type: message";
   row.plan_knobs = {{"k", "1"}, {"a", "0"}};  // order kept: not alphabetical
   PlansFromResult p;

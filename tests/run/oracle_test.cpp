@@ -137,6 +137,9 @@ TEST(Oracle, TwiceFasterPlanIsFoundAndSignificantInPinnedOrder) {
   EXPECT_NEAR(row.oracle_delta->speedup, 2.0, 0.5);
   EXPECT_GT(row.oracle_delta->ci_lo, 1.0);
   EXPECT_EQ(row.oracle_delta->basis, "host");
+  ASSERT_TRUE(row.oracle_delta->replication) << "a significant gap is timed again on fresh instances";
+  EXPECT_TRUE(row.oracle_delta->replication->significant);
+  EXPECT_NEAR(row.oracle_delta->replication->speedup, 2.0, 0.5);
   EXPECT_TRUE(row.oracle->warm_baseline_stats);
   EXPECT_TRUE(row.oracle->correctness && row.oracle->correctness->passed);
   // OOTB (build slow, measure) -> sweep (plan_space, build slow, build fast) -> paired re-time
@@ -153,6 +156,32 @@ TEST(Oracle, TwiceFasterPlanIsFoundAndSignificantInPinnedOrder) {
   EXPECT_LT(ootb, ootb_done);
   EXPECT_LT(ootb_done, sweep);
   EXPECT_LT(sweep_fast, paired_slow);
+}
+
+// Instances of one plan can differ steadily (buffer placement): a gap counts only when fresh
+// instances of both plans show it again, the same way.
+TEST(Oracle, ASignificantGapMustShowAgainBetweenFreshInstances) {
+  const auto delta = [](double speedup, bool significant) {
+    PairedDelta d;
+    d.speedup = speedup;
+    d.significant = significant;
+    return d;
+  };
+  int calls = 0;
+  auto quiet = delta(1.004, false);
+  replicate_if_significant(quiet, [&] { return ++calls, delta(1.5, true); });
+  EXPECT_EQ(calls, 0);
+  EXPECT_FALSE(quiet.replication);
+  for (const auto& [again, kept] : {std::pair{delta(1.05, true), true}, std::pair{delta(1.05, false), false},
+                                    std::pair{delta(0.95, true), false}}) {
+    auto d = delta(1.06, true);
+    replicate_if_significant(d, [&, again = again] { return again; });
+    ASSERT_TRUE(d.replication);
+    EXPECT_EQ(d.significant, kept) << again.speedup << " " << again.significant;
+    EXPECT_EQ(d.replication->significant, kept);
+    EXPECT_EQ(d.replication->speedup, again.speedup);
+    EXPECT_EQ(d.speedup, 1.06);  // the figures stay the first comparison's
+  }
 }
 
 TEST(Oracle, OOTBFieldsAreIdenticalWithAndWithoutOracle) {
