@@ -268,7 +268,9 @@ std::vector<std::string> profile_child_arguments(const std::string& self, const 
                                 "1",
                                 "--isolate",
                                 "none",
-                                "--no-kernel-activity"};
+                                "--no-kernel-activity",
+                                "--compile-ahead",
+                                "0"};  // the row stored its plan: no child processes under ncu
   if (options.provider_settings.cudnn_heur_mode)
     argv.insert(argv.end(), {"--heur-mode", *options.provider_settings.cudnn_heur_mode});
   return argv;

@@ -207,10 +207,22 @@ TEST(ProfileChild, CommandLineIsTheAllowlistAndNeverProfiles) {
   options.oracle.enabled = true;  // nothing of the parent's other options may reach the child
   options.provider_settings.cudnn_heur_mode = "b";
   const auto child = profile_child_arguments("/bin/dnnbench", "/g/conv.json", row, options, 3);
-  const std::vector<std::string> allowed = {
-      "run",        "-q",          "--progress", "-g",      "--provider", "--engine",  "--profile-child-plan",
-      "--seed",     "--fp32-math", "--warmup",   "--iters", "--batch",    "--isolate", "--no-kernel-activity",
-      "--heur-mode"};
+  const std::vector<std::string> allowed = {"run",
+                                            "-q",
+                                            "--progress",
+                                            "-g",
+                                            "--provider",
+                                            "--engine",
+                                            "--profile-child-plan",
+                                            "--seed",
+                                            "--fp32-math",
+                                            "--warmup",
+                                            "--iters",
+                                            "--batch",
+                                            "--isolate",
+                                            "--no-kernel-activity",
+                                            "--heur-mode",
+                                            "--compile-ahead"};
   for (std::size_t i = 1; i < child.size(); ++i) {
     if (child[i].rfind("-", 0) != 0 && child[i] != "run") continue;
     EXPECT_NE(std::find(allowed.begin(), allowed.end(), child[i]), allowed.end()) << child[i];
@@ -223,6 +235,7 @@ TEST(ProfileChild, CommandLineIsTheAllowlistAndNeverProfiles) {
   EXPECT_EQ(at("--engine"), "12");
   EXPECT_EQ(at("--profile-child-plan"), "12_k2=1");
   EXPECT_EQ(at("--seed"), "7");
+  EXPECT_EQ(at("--compile-ahead"), "0");  // nothing compiles beside the profiled row
   EXPECT_EQ(at("--fp32-math"), "tf32");
   EXPECT_EQ(at("--iters"), "3");
   EXPECT_EQ(at("--isolate"), "none");
