@@ -36,6 +36,8 @@ TEST(UsageErrors, BadAndContradictoryValuesAreOneLineAndExitTwo) {
       {{"--min-iters", "50", "--max-iters", "5"}, "--min-iters (50) is above --max-iters (5)"},
       {{"-v", "-q"}, "-v (--verbose) and -q (--quiet) contradict each other"},
       {{"--seed", "-1"}, "dnnbench: --seed: must be >= 0, got -1"},
+      {{"--compile-ahead", "-1"}, "dnnbench: --compile-ahead: must be >= 0, got -1"},
+      {{"--compile-ahead", "many"}, "dnnbench: --compile-ahead: expected an integer, got \"many\""},
       {{"--seed", "18446744073709551616"}, "--seed: must be below 2^64"},
       {{"--max-memory", "lots"}, "--max-memory: expected a byte count"},
       {{"--cache-mode", "warm"}, "--cache-mode: expected \"hot\" or \"cold\", got \"warm\""},
