@@ -76,6 +76,10 @@ TEST(Measurement, TimeCapHoldsInWallTimeWithBatches) {
                           "300",
                           "--max-time-ms",
                           "300",
+                          // Only the time cap: on an idle machine 2000 samples (the default
+                          // --max-iters) of this conv took 230-270 ms.
+                          "--max-iters",
+                          "1000000",
                           "-o",
                           out});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
