@@ -305,22 +305,20 @@ bool PlanSession::single_execution_samples() const {
   return measure_options_.cache_mode == CacheMode::cold || measure_options_.latency;
 }
 
-void PlanSession::warm_up(std::int64_t executions) {
-  for (std::int64_t i = 0; i < executions; ++i) {
-    plan_->execute(stream_);
-    stream_.synchronize();
-  }
-}
-
-void PlanSession::warm_up_until_steady(std::int64_t min_executions) {
-  HostTimer timer;
+double PlanSession::warm_up(std::int64_t executions) {
   double fastest_ms = std::numeric_limits<double>::infinity();
-  for (std::int64_t i = 0; i < min_executions; ++i) {
+  for (std::int64_t i = 0; i < executions; ++i) {
     HostTimer one;
     plan_->execute(stream_);
     stream_.synchronize();
     fastest_ms = std::min(fastest_ms, one.elapsed_ms());
   }
+  return fastest_ms;
+}
+
+void PlanSession::warm_up_until_steady(std::int64_t min_executions) {
+  HostTimer timer;
+  const double fastest_ms = warm_up(min_executions);
   warmup_executions_ = min_executions;
   // An execution that alone lasts a batch's target is its own batch: batch() need not probe
   // (8 more executions: 0.1 s a row for 14 ms convs, 2 s of the ResNet-50 suite). The fastest

@@ -94,7 +94,9 @@ class PlanSession {
   // comparison of a perf-sized output costs a tenth of a second; a deterministic plan repeats
   // its bits).
   Correctness recheck_outputs(const RunOptions& options);
-  void warm_up(std::int64_t executions);
+  // `executions` untimed executions, each synchronized; returns the fastest one's host time in ms
+  // (infinity for none).
+  double warm_up(std::int64_t executions);
   // At least `min_executions`, then samples until the timings (and the SM clock, when sampled)
   // are steady or --warmup-max-ms is spent; records what it did for measure()'s TimingInfo.
   void warm_up_until_steady(std::int64_t min_executions);
