@@ -184,11 +184,12 @@ std::optional<PairedDelta> delta_from_json(const json& d) {
   delta.baseline_median_ms = num(d, "baseline_median_ms");
   delta.oracle_median_ms = num(d, "oracle_median_ms");
   delta.speedup = num(d, "speedup");
-  const auto pair = [&](const char* key, double& lo, double& hi) {
-    const auto& ci = at(d, key);
+  const auto pair_in = [&](const json& object, const char* key, double& lo, double& hi) {
+    const auto& ci = at(object, key);
     lo = ci.at(0).is_null() ? std::numeric_limits<double>::quiet_NaN() : ci.at(0).get<double>();
     hi = ci.at(1).is_null() ? std::numeric_limits<double>::quiet_NaN() : ci.at(1).get<double>();
   };
+  const auto pair = [&](const char* key, double& lo, double& hi) { pair_in(d, key, lo, hi); };
   pair("ci95", delta.ci_lo, delta.ci_hi);
   delta.significant = get<bool>(d, "significant");
   delta.control_ratio = num(d, "control_ratio");
@@ -201,11 +202,7 @@ std::optional<PairedDelta> delta_from_json(const json& d) {
     const auto& r = d.at("replication");
     PairedDelta::Replication replication;
     replication.speedup = num(r, "speedup");
-    const auto& ci = at(r, "ci95");
-    replication.ci_lo =
-        ci.at(0).is_null() ? std::numeric_limits<double>::quiet_NaN() : ci.at(0).get<double>();
-    replication.ci_hi =
-        ci.at(1).is_null() ? std::numeric_limits<double>::quiet_NaN() : ci.at(1).get<double>();
+    pair_in(r, "ci95", replication.ci_lo, replication.ci_hi);
     replication.significant = get<bool>(r, "significant");
     delta.replication = replication;
   }
