@@ -24,116 +24,18 @@ noise between two runs of the tool.
 """
 import argparse
 import json
-import math
+import os
 import statistics
-import time
 import sys
+import time
 
 GRAPH_CALLS = 20  # calls per CUDA graph replay (issue 12: "CUDA-graph replay of 20 calls")
 MIN_REPEAT_KERNEL_MS = 0.020
 
-DTYPES = {"half": "float16", "float16": "float16", "bfloat16": "bfloat16", "bf16": "bfloat16",
-          "float": "float32", "float32": "float32", "double": "float64"}
-
-
-def load_graph(path):
-    with open(path) as f:
-        g = json.load(f)
-    tensors = {t["uid"]: t for t in g["tensors"]}
-    if len(g["nodes"]) != 1:
-        raise ValueError("only single-node graphs are compared")
-    return g, tensors, g["nodes"][0]
-
-
-def settings(node):
-    return node.get("parameters") or node.get("attributes") or {}
-
-
-def port(node, tensors, side, role):
-    return tensors[node[side][role + "_tensor_uid"]]
-
-
-def make_tensor(torch, t, gen):
-    dtype = getattr(torch, DTYPES[t["data_type"]])
-    x = torch.empty_strided(t["dims"], t["strides"], dtype=dtype, device="cuda")
-    x.copy_(torch.empty(t["dims"], dtype=torch.float32).uniform_(-1, 1, generator=gen).to(dtype))
-    return x
-
-
-def build_problem(torch, path):
-    """A zero-argument callable running the graph's op in PyTorch, and a one-line description."""
-    g, tensors, node = load_graph(path)
-    gen = torch.Generator().manual_seed(42)
-    kind = node["type"]
-    if kind == "MatmulAttributes":
-        a = make_tensor(torch, port(node, tensors, "inputs", "a"), gen)
-        b = make_tensor(torch, port(node, tensors, "inputs", "b"), gen)
-        return (lambda: torch.matmul(a, b)), f"matmul {list(a.shape)} x {list(b.shape)}"
-    p = settings(node)
-    pre, post = p.get("pre_padding", []), p.get("post_padding", [])
-    if pre != post:
-        raise ValueError("asymmetric padding has no PyTorch equivalent")
-    stride, dilation = p.get("stride"), p.get("dilation")
-    conv_roles = {"ConvolutionFwdAttributes": (("x", "w"), "y"),
-                  "ConvolutionBwdAttributes": (("dy", "w"), "dx"),
-                  "ConvolutionWrwAttributes": (("x", "dy"), "dw")}
-    if kind not in conv_roles:
-        raise ValueError(f"op {kind} is not compared")
-    (r0, r1), out_role = conv_roles[kind]
-    t0, t1 = port(node, tensors, "inputs", r0), port(node, tensors, "inputs", r1)
-    out = port(node, tensors, "outputs", out_role)
-    a, b = make_tensor(torch, t0, gen), make_tensor(torch, t1, gen)
-    x_t = {"ConvolutionFwdAttributes": t0, "ConvolutionBwdAttributes": out, "ConvolutionWrwAttributes": t0}[kind]
-    w_t = {"ConvolutionFwdAttributes": t1, "ConvolutionBwdAttributes": t1, "ConvolutionWrwAttributes": out}[kind]
-    groups = x_t["dims"][1] // w_t["dims"][1]
-    spatial = len(x_t["dims"]) - 2
-    stride = stride or [1] * spatial
-    dilation = dilation or [1] * spatial
-    padding = pre or [0] * spatial
-    zeros = [0] * spatial
-    desc = (f"{kind.replace('Attributes', '')} x{x_t['dims']} w{w_t['dims']} pad{padding} "
-            f"stride{stride} dil{dilation} groups{groups} {t0['data_type']}")
-    conv = torch.ops.aten.convolution
-    back = torch.ops.aten.convolution_backward
-    if kind == "ConvolutionFwdAttributes":
-        return (lambda: conv(a, b, None, stride, padding, dilation, False, zeros, groups)), desc
-    if kind == "ConvolutionBwdAttributes":
-        x_like = make_tensor(torch, out, gen)  # only its shape and layout matter
-        return (lambda: back(a, x_like, b, None, stride, padding, dilation, False, zeros, groups,
-                             [True, False, False])), desc
-    w_like = make_tensor(torch, out, gen)
-    return (lambda: back(b, a, w_like, None, stride, padding, dilation, False, zeros, groups,
-                         [False, True, False])), desc
-
-
-def is_attention(path):
-    return load_graph(path)[2]["type"] in ("SdpaAttributes", "SdpaBackwardAttributes")
-
-
-def build_attention(torch, path, backend):
-    """A zero-argument callable running the graph's attention with one PyTorch SDPA backend."""
-    from torch.nn.attention import SDPBackend, sdpa_kernel
-    g, tensors, node = load_graph(path)
-    p = settings(node)
-    if p.get("padding_mask") or p.get("left_bound") not in (None, -1) or p.get("causal_mask_bottom_right"):
-        raise ValueError("padding, windows and bottom-right masks are not compared")
-    gen = torch.Generator().manual_seed(42)
-    q, k, v = (make_tensor(torch, port(node, tensors, "inputs", r), gen) for r in ("q", "k", "v"))
-    kwargs = {"is_causal": bool(p.get("causal_mask")), "scale": p.get("attn_scale_value"),
-              "enable_gqa": q.shape[1] != k.shape[1]}
-    chosen = {"cudnn": SDPBackend.CUDNN_ATTENTION, "flash": SDPBackend.FLASH_ATTENTION}[backend]
-    sdpa = torch.nn.functional.scaled_dot_product_attention
-    if node["type"] == "SdpaAttributes":
-        def forward():
-            with sdpa_kernel(chosen):
-                return sdpa(q, k, v, **kwargs)
-        return forward
-    for t in (q, k, v):
-        t.requires_grad_(True)
-    with sdpa_kernel(chosen):
-        out = sdpa(q, k, v, **kwargs)
-    grad = torch.empty_like(out).uniform_(-1, 1)
-    return lambda: torch.autograd.grad(out, (q, k, v), grad, retain_graph=True)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# The graph -> PyTorch problem code is shared with gemm_compare.py and matched_conditions.py.
+from torch_problems import (DTYPES, build_attention, build_problem, is_attention, load_graph,  # noqa: E402,F401
+                            make_tensor, port, quantile, row_median, settings)
 
 
 def compare_attention(torch, paths, ours, args):
@@ -217,11 +119,6 @@ def time_ms(torch, fn, samples, warmup, capture=True):
     return statistics.median(times), method + ", paced 50%"
 
 
-def row_median(row):
-    stats = row.get("gpu_kernel_stats") or {}
-    return stats.get("median_ms")
-
-
 def dnnbench_figures(results_path):
     """graph name -> (ootb ms, ootb plan, best ms, best plan) from cudnn rows."""
     with open(results_path) as f:
@@ -262,12 +159,6 @@ def repeat_ratios(run1, run2):
         if a and b and min(a, b) > MIN_REPEAT_KERNEL_MS:
             ratios.append(b / a)
     return ratios
-
-
-def quantile(sorted_values, q):
-    k = (len(sorted_values) - 1) * q
-    lo, hi = math.floor(k), math.ceil(k)
-    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (k - lo)
 
 
 def fmt(ms):
