@@ -7,7 +7,10 @@
 #   bench/matched-conditions.sh build/gpu919/dnnbench [OUT_DIR] [matched_conditions.py options]
 #
 # The cuDNN 9.19 build (build/gpu919, against PyTorch's wheel) is the one to use: both sides then
-# load the same libcudnn. Options worth knowing: --quick (9 graphs), --subset gemm,conv,attention,
+# load the same libcudnn. The whole set (58 graphs) in both regimes is planned for ~5 minutes on an
+# H200: --deadline-s (default 360) splits the time between the regimes, dnnbench runs past its
+# share are stopped (SIGTERM: the rows so far are kept), and PyTorch shortens its warm-ups and
+# samples when late; the profiler pass and the report come after. Options worth knowing: --quick (9 graphs), --subset gemm,conv,attention,
 # --only REGEX, --regimes sustained, --conv-directions all, --deadline-s S (default 360),
 # --dnnbench-arg=--max-time-ms=500. Environment:
 #   CUDNN_FROM_TORCH  1: put PyTorch's cuDNN first on the loader path (default: 1 when the binary's
