@@ -76,6 +76,7 @@ DUTY = 0.5  # paced: dnnbench's pacing_duty
 # PyTorch's share of a regime's time, per graph; dnnbench gets the rest. PyTorch shortens its
 # warm-ups and samples (down to 30%, SCALED) when it runs late.
 TORCH_S_PER_GRAPH = 1.0
+REGIME_WEIGHT = {"sustained": 0.45, "paced": 0.55}
 SCALED = ("warm_min_s", "warm_max_s", "paced_warm_min_s", "paced_warm_max_s", "measure_s")
 QUICK = ("bert_large_ffn_up_m4096_k1024_n4096_fp16", "llama2_7b_qkv_m2048_k4096_n12288_bf16",
          "decode_m16_k4096_n4096_fp16", BIG_GEMM, "rn50_res2_3x3_64_64_fwd_n32_nhwc_fp16",
@@ -102,12 +103,16 @@ def select(args):
     specs, skipped = [], []
     families = set(args.subset.split(",")) if args.subset else {"gemm", "conv", "attention"}
     for p in paths:
+        # A path as given (from the working directory), else from the repository root; kept
+        # relative to the root, where dnnbench runs.
+        full = os.path.abspath(p) if os.path.exists(p) else os.path.join(ROOT, p)
         try:
-            spec = problem_spec(os.path.join(ROOT, p) if not os.path.isabs(p) else p)
+            spec = problem_spec(full)
         except (ValueError, KeyError, OSError) as e:
             skipped.append((p, str(e)))
             continue
-        spec["path"] = p
+        rel = os.path.relpath(full, ROOT)
+        spec["path"] = full if rel.startswith("..") else rel
         if spec["family"] not in families:
             continue
         if args.quick and spec["name"] not in QUICK:
@@ -672,6 +677,10 @@ def print_report(report, out=sys.stdout):
             ratio = f"{r['ratio']:.3f}" if r["ratio"] else "-"
             p(f"{short_name(r['graph']):<44} {r['library']:<8} {us(d['median_ms']):>9} {us(t.get('median_ms')):>9} "
               f"{ratio:>6} {r['same_kernel'] or '-':>4} {mhz:>9} {w:>9}  {'; '.join(r['notes'])}")
+        for run_ in rr.get("dnnbench_runs") or []:
+            if run_["rc"] not in (0, 3):  # 3: a row failed validation, its time still stands
+                p(f"  dnnbench {run_['library']} exit {run_['rc']} after {run_['seconds']} s "
+                  f"(143 / -15: stopped at its time share; see dnnbench-{regime}-{run_['library']}.log)")
         dist = rr["distribution"]
         p(f"ratio, same-kernel rows ({regime}): {fmt_dist(dist['same_kernel'])}")
         for fam in ("gemm", "conv", "attention"):
@@ -777,13 +786,15 @@ def run(args):
                              ("--fill normal (using --fill full: fp16/bf16 on the 1/64 grid, NOT matched data)", flags[1]))
             if not has), flush=True)
     regimes = args.regimes.split(",")
-    # Each regime gets an equal share of the deadline; the profiler child and report the rest.
+    # Each regime gets a share of the deadline (paced more: its idle gaps double its wall time);
+    # the profiler child and the report the last 30 s.
     budget = args.deadline_s - 30
+    weights = [REGIME_WEIGHT[r] for r in regimes]
     for i, regime in enumerate(regimes):
         state["regimes"].append(regime)
         torch.cuda.empty_cache()  # dnnbench sizes its buffers from the free memory
         print(f"== {regime}: dnnbench (at {time.time() - t_start:.0f} s)", flush=True)
-        deadline = t_start + budget * (i + 1) / len(regimes)
+        deadline = t_start + budget * sum(weights[:i + 1]) / sum(weights)
         # PyTorch's share (TORCH_S_PER_GRAPH a graph) kept back; dnnbench has the rest.
         state["dnnbench_runs"][regime] = run_dnnbench(args, specs, regime, flags,
                                                       deadline - TORCH_S_PER_GRAPH * len(specs))
@@ -834,17 +845,8 @@ def report_only(args):
 # ---------------------------------------------------------------------------------------------
 # Self-test (no torch, no GPU)
 
-def self_test(args):
-    failures = []
-
-    def check(cond, what):
-        print(("ok   " if cond else "FAIL ") + what)
-        if not cond:
-            failures.append(what)
-
-    specs, skipped = select(args)
-    fams = {f: [s for s in specs if s["family"] == f] for f in ("gemm", "conv", "attention")}
-    check(not skipped, f"every graph of the set parses into a problem ({len(specs)}; left out: {skipped})")
+def set_checks(check, specs, fams):
+    """The default set is what the issue names."""
     check(any(s["name"] == BIG_GEMM for s in specs), "the 8192^3 bf16 GEMM is in the set")
     big = next(s for s in specs if s["name"] == BIG_GEMM)
     check(big["flops"] == 2 * 8192 ** 3 and big["dtype"] == "bfloat16", "8192^3: 2*8192^3 flops, bfloat16")
@@ -858,6 +860,21 @@ def self_test(args):
     check(s2["stride"] == [2, 2] and s2["padding"] == [1, 1] and s2["groups"] == 1, "conv settings: " + s2["desc"])
     gqa = next(s for s in fams["attention"] if "gqa" in s["name"])
     check(gqa["gqa"] and gqa["causal"] and abs(gqa["scale"] - 128 ** -0.5) < 1e-12, "attention settings: " + gqa["desc"])
+
+
+def self_test(args):
+    failures = []
+
+    def check(cond, what):
+        print(("ok   " if cond else "FAIL ") + what)
+        if not cond:
+            failures.append(what)
+
+    specs, skipped = select(args)
+    fams = {f: [s for s in specs if s["family"] == f] for f in ("gemm", "conv", "attention")}
+    check(not skipped, f"every graph of the set parses into a problem ({len(specs)}; left out: {skipped})")
+    if not (args.graphs or args.subset or args.quick or args.only or args.conv_directions != "fwd"):
+        set_checks(check, specs, fams)
     # Kernel names: the profiler's demangled form and a mangled CUPTI name compare equal.
     mangled = "_ZN7cutlass6KernelIiEEvT_"  # void cutlass::Kernel<int>(int)
     check(normalise_kernel_name(mangled) == normalise_kernel_name("void cutlass::Kernel<int>(int)") == "cutlass::Kernel<int>",
