@@ -414,6 +414,7 @@ def capture(torch, fn, calls):
     capture fails. Warm-up calls on a side stream first (cuDNN and cuBLAS choose and build their
     plans before capture)."""
     stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())  # the inputs' fills first
     with torch.cuda.stream(stream):
         for _ in range(3):
             fn()
