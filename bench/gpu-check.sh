@@ -156,13 +156,15 @@ for g in json.load(open(sys.argv[1]))['graphs']:
 fi
 
 if want smoke; then
-  stage "samples smoke (cudnn, cublaslt), ${SMOKE_SHARDS:-4} processes"
-  mapfile -t all < <(ls graphs/samples/*.json)
+  # SMOKE_DIRS: the graph folders checked (default graphs/samples; "graphs/samples graphs/perf" checks
+  # every op family at perf size too). Every engine, validation first: 2 samples of one execution.
+  stage "smoke over ${SMOKE_DIRS:=graphs/samples} (cudnn, cublaslt), ${SMOKE_SHARDS:-4} processes"
+  mapfile -t all < <(find $SMOKE_DIRS -name '*.json' | sort)
   n=${SMOKE_SHARDS:-4} pids=()
   for ((i = 0; i < n; i++)); do
     shard=()
     for ((j = i; j < ${#all[@]}; j += n)); do shard+=("${all[j]}"); done
-    timeout "$(cap 200)" "$B" run -g "$(IFS=,; echo "${shard[*]}")" --provider cudnn,cublaslt --warmup 1 --warmup-max-ms 0 \
+    timeout "$(cap "${SMOKE_CAP_S:-200}")" "$B" run -g "$(IFS=,; echo "${shard[*]}")" --provider cudnn,cublaslt --warmup 1 --warmup-max-ms 0 \
       --iters 2 --batch 1 --no-kernel-activity --isolate none -q -o "$OUT_DIR/smoke$i.json" > "$OUT_DIR/smoke$i.log" 2>&1 &
     pids+=($!)
   done
@@ -174,6 +176,7 @@ if want smoke; then
 # From the journals: every finished row, even when the smoke was cut short.
 import collections, json, sys
 count, best, graphs = collections.Counter(), {}, set()
+reduced = collections.Counter()
 for line in open(sys.argv[1]):
     d = json.loads(line)
     if "row" not in d:
@@ -182,19 +185,50 @@ for line in open(sys.argv[1]):
     graphs.add(g)
     st = r.get("status")
     key = st if st != "success" else ("passed" if r.get("passed") else "failed")
+    if r.get("reduced_precision"):
+        reduced[key] += 1
     count[(r.get("provider"), key)] += 1
     best.setdefault((r.get("provider"), g), key)
     if key == "passed":
         best[(r.get("provider"), g)] = "passed"
     if key not in ("passed", "skipped"):
         print("  NOT OK %s %s %s %s" % (r.get("provider"), g, r.get("engine_id"), (r.get("error_message") or "")[:160]))
-print("smoke: %d graphs with rows" % len(graphs))
+print("smoke: %d graphs with rows; reduced-precision rows (labelled, normwise): %s" % (len(graphs), dict(reduced)))
 for p in ("cudnn", "cublaslt"):
     c = {k: v for (q, k), v in count.items() if q == p}
     nopass = sorted(g for (q, g), v in best.items() if q == p and v != "passed")
     print("smoke %s: %s; graphs without a passing row %d: %s" % (p, c, len(nopass), " ".join(nopass)[:1200]))
 PY
   rm -f "$OUT_DIR"/smoke[0-9]*
+fi
+
+if want regimes; then
+  # The power regimes: the 8192^3 bf16 GEMM's default figure (sustained, normal fill) and its paced
+  # one on cuDNN's and cuBLASLt's top picks, then the oracle over the ResNet-50 fp16 forward set
+  # (cuDNN's top engine) with --oracle-regimes both: how many winners change between regimes.
+  stage "regimes: 8192^3 bf16 GEMM sustained and paced; --oracle-regimes both over ResNet-50 fwd fp16"
+  G8K=bench/graphs/matmul_m8192_k8192_n8192_bf16.json
+  for regime in sustained paced; do
+    timeout "$(cap 60)" "$B" run -g "$G8K" --provider cudnn,cublaslt --max-engines 1 --regime $regime -v \
+      -o "$OUT_DIR/gemm8k-$regime.json" > "$OUT_DIR/gemm8k-$regime.log" 2>&1
+    echo "gemm8k $regime rc $?"; grep -E "cudnn |cublaslt |regime:|clocks:|power cap" "$OUT_DIR/gemm8k-$regime.log" | head -8
+  done
+  R50=$(ls graphs/perf/resnet50/*_fwd_*fp16.json | tr '\n' ',' | sed 's/,$//')
+  start=$SECONDS
+  timeout "$(cap "${REGIMES_ORACLE_CAP_S:-300}")" "$B" run -g "$R50,$G8K" --provider cudnn --max-engines 1 --oracle \
+    --oracle-regimes both -q -o "$OUT_DIR/oracle-regimes.json" > "$OUT_DIR/oracle-regimes.log" 2>&1
+  echo "oracle-regimes rc $?, $((SECONDS - start)) s"
+  grep -E "^Summary|^Oracle|regimes:|->|compared in" "$OUT_DIR/oracle-regimes.log" | head -30
+fi
+
+if want matched; then
+  # dnnbench's top pick beside PyTorch's call in matched conditions (bench/matched-conditions.sh):
+  # the 9.19 build, so both load PyTorch's cuDNN. MATCHED_ARGS: its options (e.g. --quick).
+  MB=$B919; [ -x "$MB" ] || MB=$B
+  stage "matched conditions vs PyTorch ($MB)"
+  timeout "$(cap 580)" bench/matched-conditions.sh "$MB" "$OUT_DIR/matched" --deadline-s "$(cap 360)" ${MATCHED_ARGS:-} \
+    > "$OUT_DIR/matched.log" 2>&1
+  echo "matched rc $?"; tail -60 "$OUT_DIR/matched.log"
 fi
 
 if want attention-rest; then

@@ -34,6 +34,7 @@
 #include "run/calibration.hpp"
 #include "run/distributed_run.hpp"
 #include "run/fp32_math_environment.hpp"
+#include "run/host_load.hpp"
 #include "run/interrupt.hpp"
 #include "run/isolation.hpp"
 #include "run/journal.hpp"
@@ -253,6 +254,7 @@ int write_run_outputs(const RunCommand& c, const SuiteResult& suite,
 int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
   const auto run_start = utc_timestamp();
   const auto run_clock = std::chrono::steady_clock::now();
+  const HostLoadProbe host_load;  // what other work did to the machine while this run measured
   const auto recipe = c.config.empty() ? std::nullopt : std::optional(read_recipe(c.config));
   check_option_conflicts(c, c.binder->apply(c, recipe ? &*recipe : nullptr));
   if (c.graphs.empty())
@@ -381,6 +383,7 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
           }
   }
   suite.metadata = collect_metadata(command_line, options);
+  suite.metadata["host_conditions"] = host_load.finish(cpu_threads_used());
   if (shard) record_shard(c, *shard, suite);
   suite.metadata["warnings"] = warnings;
   // Run-level timing: when it ran and how long the whole run took (loading, every row, isolation).

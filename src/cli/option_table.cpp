@@ -165,6 +165,17 @@ std::vector<RunOptionSpec> make_table() {
        .default_text = "the adaptive rule (--target-ci and its bounds)",
        .min = 1,
        .set = [](C& c, const V& v) { c.options.iters = as_int(v); }},
+      {.flags = "--repeat",
+       .key = "repeat",
+       .group = kTiming,
+       .kind = K::integer,
+       .value_name = "N",
+       .help = "Measure each row's plan in N fresh plan instances (new build, buffers, warm-up each) and "
+               "record their spread, which `compare` then takes as the row's run-to-run noise",
+       .default_text = "1",
+       .min = 1,
+       .max = 100,
+       .set = [](C& c, const V& v) { c.options.repeat = as_int(v); }},
       {.flags = "--target-ci",
        .key = "target_ci",
        .group = kTiming,
@@ -270,15 +281,27 @@ std::vector<RunOptionSpec> make_table() {
        .help = "GPU: do not record the kernels a row ran (CUPTI; otherwise one extra sample after the "
                "measurement lists them with their durations)",
        .set = [](C& c, const V& v) { c.options.measure.kernel_activity = !as_flag(v); }},
-      {.flags = "--pacing",
-       .key = "pacing",
+      {.flags = "--regime",
+       .key = "regime",
        .group = kTiming,
        .kind = K::choice,
-       .help = "GPU: idle gaps between timed samples (50% duty) so kernels run below the power cap: "
-               "when-capped (from the first warm-up clock reading the driver reports capped), always, off",
-       .default_text = std::string(pacing_name(d.measure.pacing)),
-       .choices = {"when-capped", "always", "off"},
-       .set = [](C& c, const V& v) { c.options.measure.pacing = *pacing_from_name(as_text(v)); }},
+       .help = "Power regime of the figures: sustained (back to back until steady, as in a training or "
+               "inference loop; on a power-capped GPU the figure at the cap, what a workload gets) or paced "
+               "(an idle gap after each sample, 50% duty, so kernels run below the cap: the per-kernel best "
+               "case)",
+       .default_text = std::string(regime_name(d.measure.regime)),
+       .choices = {"sustained", "paced"},
+       .set = [](C& c, const V& v) { c.options.measure.regime = *regime_from_name(as_text(v)); }},
+      {.flags = "--other-regime-samples",
+       .key = "other_regime_samples",
+       .group = kTiming,
+       .kind = K::integer,
+       .value_name = "N",
+       .help = "Sustained GPU rows the driver reports at the power cap also get the paced figure from N "
+               "samples with idle gaps (timing.other_regime; 0: none)",
+       .default_text = std::to_string(d.measure.other_regime_samples),
+       .min = 0,
+       .set = [](C& c, const V& v) { c.options.measure.other_regime_samples = as_int(v); }},
       {.flags = "--clock-tolerance",
        .key = "clock_tolerance",
        .group = kTiming,
@@ -312,12 +335,12 @@ std::vector<RunOptionSpec> make_table() {
        .key = "fill",
        .group = kChecking,
        .kind = K::choice,
-       .help = "Input values: full (full-precision random fp32 and wider, so down-conversion shows in the "
-               "error) or grid (multiples of 1/64, exact in every type)",
-       .default_text = d.fill == FillKind::grid ? "grid" : "full",
-       .choices = {"full", "grid"},
-       .set = [](C& c,
-                 const V& v) { c.options.fill = as_text(v) == "grid" ? FillKind::grid : FillKind::full; }},
+       .help = "Input values, drawn at the full precision of each type: normal (N(0,1) like torch.randn, as "
+               "activations and weights are), uniform (U(-1,1)) or grid (multiples of 1/64, exact in every "
+               "type: few bits switch, so a GPU runs cooler and faster than on real data); full = uniform",
+       .default_text = std::string(fill_kind_name(d.fill)),
+       .choices = {"normal", "uniform", "grid", "full"},
+       .set = [](C& c, const V& v) { c.options.fill = *fill_kind_from_name(as_text(v)); }},
       {.flags = "--fp32-math",
        .key = "fp32_math",
        .group = kChecking,
@@ -331,6 +354,20 @@ std::vector<RunOptionSpec> make_table() {
        .set =
            [](C& c, const V& v) {
              c.options.fp32_math = as_text(v) == "tf32" ? Fp32Math::tf32 : Fp32Math::strict;
+           }},
+      {.flags = "--reduced-precision",
+       .key = "reduced_precision",
+       .group = kChecking,
+       .kind = K::choice,
+       .help = "Engines whose notes say they reduce (accumulate) in reduced precision (cuDNN's "
+               "REDUCED_PRECISION_REDUCTION): allow (they run, labelled, judged on the normalized error a "
+               "sum in the output's type can reach) or skip (listed as skipped)",
+       .default_text = std::string(reduced_precision_name(d.reduced_precision)),
+       .choices = {"allow", "skip"},
+       .set =
+           [](C& c, const V& v) {
+             c.options.reduced_precision =
+                 as_text(v) == "skip" ? ReducedPrecision::skip : ReducedPrecision::allow;
            }},
       {.flags = "--rtol",
        .key = "rtol",
@@ -379,6 +416,15 @@ std::vector<RunOptionSpec> make_table() {
        .help = "Oracle self-check: the heuristic plan against itself through the same path (noise floor); "
                "implies --oracle",
        .set = [](C& c, const V& v) { c.options.oracle.aa_self_check = as_flag(v); }},
+      {.flags = "--oracle-regimes",
+       .key = "oracle_regimes",
+       .group = kOracle,
+       .kind = K::choice,
+       .help = "one: plans compared in --regime only; both: the sweep's leading plans are timed again in "
+               "the other regime, which reports whether the winner changes with the regime",
+       .default_text = d.oracle.both_regimes ? "both" : "one",
+       .choices = {"one", "both"},
+       .set = [](C& c, const V& v) { c.options.oracle.both_regimes = as_text(v) == "both"; }},
       {.flags = "--oracle-max-plans,--max-plans-per-engine",
        .key = "oracle_max_plans",
        .group = kOracle,

@@ -56,6 +56,10 @@ void add_compare_options(CLI::App& app, CompareCommand& c) {
       ->check(CLI::Range(0.0, 10.0));
   app.add_flag("--allow-mismatch", c.allow_mismatch,
                "Compare even when the device, cache mode or timing method differ (else exit 2)");
+  app.add_flag(
+      "--allow-different-conditions", c.allow_different_conditions,
+      "Report regressions (exit 1) even when the machine's conditions differ between the runs "
+      "(other processes' load, cpufreq governor, oversubscription; else exit 2 when a row is SLOWER)");
   app.add_option("--json", c.json, "Write the comparison as JSON to this file");
   app.add_option("--csv", c.csv, "Write the compared rows as CSV to this file");
   app.add_option("--html", c.html, "Write an HTML report of the runs with the compare page to this file");
@@ -80,11 +84,12 @@ int execute_compare(const CompareCommand& c) {
   std::vector<Comparison> comparisons;
   for (std::size_t i = 1; i < runs.size(); ++i)
     comparisons.push_back(compare_runs(runs[0], runs[i], options));
-  bool invalid = false, regression = false;
+  bool invalid = false, regression = false, disturbed = false;
   for (std::size_t i = 0; i < comparisons.size(); ++i) {
     if (i) fmt::print(std::cout, "\n");
     print_comparison(std::cout, comparisons[i]);
     invalid = invalid || comparisons[i].invalid();
+    disturbed = disturbed || comparisons[i].disturbed();
     regression = regression || !comparisons[i].regressions().empty();
   }
   if (!c.json.empty()) {
@@ -110,6 +115,20 @@ int execute_compare(const CompareCommand& c) {
                "dnnbench: compare: the runs differ in a condition that makes the comparison invalid (marked "
                "INVALIDATES above); give --allow-mismatch to compare anyway\n");
     return kExitUsage;
+  }
+  if (disturbed) {
+    // A regression seen under other machine conditions may be the machine's: it is not reported
+    // as one (exit 1) unless the user accepts the conditions; no regression is still news.
+    const bool refuse = regression && !c.allow_different_conditions;
+    fmt::print(std::cerr,
+               "dnnbench: {}compare: the machine's conditions differ between the runs (marked MACHINE "
+               "above: other processes' load, governor or oversubscription), so a verdict may measure the "
+               "machine, not the code{}\n",
+               refuse ? "" : "warning: ",
+               refuse ? "; rerun on a quiet machine, or give --allow-different-conditions to report the "
+                        "regressions anyway"
+                      : "");
+    if (refuse) return kExitUsage;
   }
   return regression ? kExitError : kExitOk;
 }

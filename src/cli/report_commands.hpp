@@ -12,6 +12,7 @@ struct CompareCommand {
   std::string by = "engine";
   double min_effect = 0.03;
   bool allow_mismatch = false;
+  bool allow_different_conditions = false;
   std::string json, csv, html;
 };
 
@@ -23,7 +24,9 @@ struct ReportCommand {
 
 void add_compare_options(CLI::App& app, CompareCommand& command);
 void add_report_options(CLI::App& app, ReportCommand& command);
-// Exit codes: 0 no regression, 1 a regression, 2 usage, unreadable file or invalidating mismatch.
+// Exit codes: 0 no regression, 1 a regression, 2 usage, unreadable file, invalidating mismatch, or
+// a regression under machine conditions that differ (a run other work disturbed) without
+// --allow-different-conditions.
 int execute_compare(const CompareCommand& command);
 int execute_report(const ReportCommand& command);
 

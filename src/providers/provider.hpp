@@ -27,6 +27,10 @@ inline constexpr std::string_view kTf32MathNote = "TF32 math on fp32 data";
 // is legitimately larger than a direct convolution's: its outputs are judged with the Winograd
 // tolerance (tensor/compare.hpp), said in the row.
 inline constexpr std::string_view kWinogradNote = "Winograd transforms: larger rounding error than direct";
+// An engine note saying the engine accumulates in a reduced precision (cuDNN's numerical note of
+// that name): its outputs follow --reduced-precision and are judged with the reduced-precision
+// tolerance (tensor/compare.hpp), said in the row.
+inline constexpr std::string_view kReducedPrecisionNote = "REDUCED_PRECISION_REDUCTION";
 
 struct EngineInfo {
   std::string id;                  // stable within provider + library version (e.g. oneDNN impl name)

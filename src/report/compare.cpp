@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 
+#include "report/noise_model.hpp"
 #include "report/peaks.hpp"
 
 namespace dnnbench {
@@ -117,8 +118,9 @@ ComparedRow pair_rows(const GraphResult& ga, const GraphResult& gb, const RowRes
     out.note = "no positive median";
     return out;
   }
-  out.band = noise_band(options.min_effect, ra.suite.metadata, rb.suite.metadata,
-                        std::min(*out.median_a_ms, *out.median_b_ms));
+  const auto noise = noise_band_for(*a, *b, ra.suite.metadata, rb.suite.metadata, options.min_effect);
+  out.band = noise.band;
+  out.noise_source = noise.source;
   out.verdict = judge(*out.ratio, out.band);
   return out;
 }
@@ -157,8 +159,8 @@ PickChange pick_change(const GraphResult& ga, const GraphResult& gb, const std::
     c.pick_ratio = time_ratio(*pa, *pb);
     if (c.pick_ratio)
       c.pick_verdict =
-          judge(*c.pick_ratio, noise_band(options.min_effect, ra.suite.metadata, rb.suite.metadata,
-                                          std::min(median_of(*pa), median_of(*pb))));
+          judge(*c.pick_ratio,
+                noise_band_for(*pa, *pb, ra.suite.metadata, rb.suite.metadata, options.min_effect).band);
   }
   return c;
 }
@@ -189,6 +191,17 @@ std::string graph_join_key(const GraphResult& graph) {
 
 bool Comparison::invalid() const {
   return std::any_of(differences.begin(), differences.end(), [](const auto& d) { return d.invalidating; });
+}
+
+bool Comparison::disturbed() const {
+  return std::any_of(differences.begin(), differences.end(), [](const auto& d) { return d.machine; });
+}
+
+std::map<std::string, int> Comparison::noise_sources() const {
+  std::map<std::string, int> counts;
+  for (const auto& row : rows)
+    if (row.verdict) ++counts[row.noise_source];
+  return counts;
 }
 
 std::vector<const ComparedRow*> Comparison::regressions() const {

@@ -3,6 +3,7 @@
 // content, provider and engine; a noise-aware verdict per pair (report/verdict.hpp); the
 // conditions that differ between the runs; and, when library versions differ, what changed in
 // the heuristic's picks. It reads results only.
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,9 +28,9 @@ struct RunFile {
 
 struct CompareOptions {
   CompareBy by = CompareBy::engine;
-  // The smallest change called FASTER or SLOWER when the runs recorded no larger noise floor.
-  // 3%: above the ~1% A/A spread dnnbench aims for on the GPU, below the 14-20% heuristic
-  // regressions users hunt (shared/reference/ANCHORS.md, issue 14).
+  // The smallest change called FASTER or SLOWER, whatever the noise model says (it usually
+  // says more: report/noise_model.hpp). 3%: above the ~1% A/A spread dnnbench aims for on the
+  // GPU, below the 14-20% heuristic regressions users hunt (shared/reference/ANCHORS.md, issue 14).
   double min_effect = 0.03;
 };
 
@@ -40,6 +41,9 @@ struct ComparedRow {
   std::optional<double> median_a_ms, median_b_ms;
   std::optional<TimeRatio> ratio;  // B / A
   double band = 0;                 // the noise band the verdict was judged against
+  // The noise that set the band (report/noise_model.hpp): "repeat", "calibrated", "iqr-floor" or
+  // "min-effect"; empty without a verdict.
+  std::string noise_source;
   std::optional<Verdict> verdict;  // nullopt: not comparable (note says why)
   // The row passed in A but not in B (error, skipped, failed validation): a regression too.
   bool broken = false;
@@ -72,6 +76,9 @@ struct Comparison {
   std::vector<std::string> version_changes;  // providers whose library version differs
   std::vector<PickChange> library_view;      // filled when version_changes is not empty
   bool invalid() const;                      // an invalidating condition differs
+  // A condition of the machine (load, governor, oversubscription) differs or disturbed a run.
+  bool disturbed() const;
+  std::map<std::string, int> noise_sources() const;  // rows judged, per noise source
   std::vector<const ComparedRow*> regressions() const;
 };
 

@@ -24,6 +24,11 @@ std::string verdict_text(const ComparedRow& row) {
   return row.broken ? "BROKEN" : "-";
 }
 
+// The band the verdict had to clear and the noise that set it, e.g. "±5.0% iqr-floor".
+std::string band_text(const ComparedRow& row) {
+  return row.verdict ? fmt::format("±{:.1f}% {}", 100 * row.band, row.noise_source) : "-";
+}
+
 std::string engines(const std::string& a, const std::string& b) {
   return a == b ? a : (a.empty() ? "-" : a) + " -> " + (b.empty() ? "-" : b);
 }
@@ -57,14 +62,18 @@ void print_comparison(std::ostream& out, const Comparison& c) {
     fmt::print(out, "Conditions that differ:\n");
     for (const auto& d : c.differences)
       fmt::print(out, "  {}{}: {}  ->  {}\n", d.condition,
-                 d.invalidating ? " (INVALIDATES the comparison)" : "", d.a, d.b);
+                 d.invalidating ? " (INVALIDATES the comparison)"
+                 : d.machine    ? " (MACHINE: times may differ for reasons outside the code)"
+                                : "",
+                 d.a, d.b);
   }
-  fmt::print(out, "\n{:<40} {:<10} {:<28} {:>11} {:>11}  {:<27} {:<9}\n", "graph", "provider", "engine",
-             "A ms", "B ms", "B/A [95% CI]", "verdict");
+  fmt::print(out, "\n{:<40} {:<10} {:<28} {:>11} {:>11}  {:<27} {:<9} {}\n", "graph", "provider", "engine",
+             "A ms", "B ms", "B/A [95% CI]", "verdict", "noise band");
   for (const auto& row : c.rows) {
-    fmt::print(out, "{:<40} {:<10} {:<28} {:>11} {:>11}  {:<27} {:<9}{}\n", row.graph, row.provider,
+    fmt::print(out, "{:<40} {:<10} {:<28} {:>11} {:>11}  {:<27} {:<9} {}{}\n", row.graph, row.provider,
                engines(row.engine_a, row.engine_b), ms(row.median_a_ms), ms(row.median_b_ms),
-               ratio_text(row.ratio), verdict_text(row), row.note.empty() ? "" : "  " + row.note);
+               ratio_text(row.ratio), verdict_text(row), band_text(row),
+               row.note.empty() ? "" : "  " + row.note);
   }
   if (!c.library_view.empty()) {
     fmt::print(out, "\nLibrary-version view ({}): the heuristic's top pick per graph\n",
@@ -83,6 +92,13 @@ void print_comparison(std::ostream& out, const Comparison& c) {
   }
   fmt::print(out, "\n{} compared: {} FASTER, {} SLOWER, {} SAME, {} UNDECIDED, {} broken in B\n",
              c.rows.size(), c.faster, c.slower, c.same, c.undecided, c.broken);
+  if (const auto sources = c.noise_sources(); !sources.empty()) {
+    std::vector<std::string> parts;
+    for (const auto& [source, n] : sources) parts.push_back(fmt::format("{} {}", n, source));
+    const int judged = c.faster + c.slower + c.same + c.undecided;
+    fmt::print(out, "Noise bands set by: {}; UNDECIDED {:.1f}% of {} judged\n", fmt::join(parts, ", "),
+               judged ? 100.0 * c.undecided / judged : 0.0, judged);
+  }
   if (!c.only_in_a.empty() || !c.only_in_b.empty())
     fmt::print(out, "Not joined: {} row(s) only in A, {} only in B\n", c.only_in_a.size(),
                c.only_in_b.size());
@@ -100,8 +116,11 @@ void print_comparison(std::ostream& out, const Comparison& c) {
 json comparison_to_json(const Comparison& c) {
   json differences = json::array();
   for (const auto& d : c.differences)
-    differences.push_back(
-        {{"condition", d.condition}, {"a", d.a}, {"b", d.b}, {"invalidating", d.invalidating}});
+    differences.push_back({{"condition", d.condition},
+                           {"a", d.a},
+                           {"b", d.b},
+                           {"invalidating", d.invalidating},
+                           {"machine", d.machine}});
   json rows = json::array();
   for (const auto& r : c.rows)
     rows.push_back({{"graph", r.graph},
@@ -116,6 +135,7 @@ json comparison_to_json(const Comparison& c) {
                     {"median_b_ms", opt(r.median_b_ms)},
                     {"ratio", ratio_json(r.ratio)},
                     {"noise_band", r.band},
+                    {"noise_source", r.verdict ? json(r.noise_source) : json(nullptr)},
                     {"verdict", r.verdict ? json(verdict_name(*r.verdict)) : json(nullptr)},
                     {"broken", r.broken},
                     {"regression", r.regression()},
@@ -149,6 +169,7 @@ json comparison_to_json(const Comparison& c) {
           {"b", c.path_b},
           {"by", compare_by_name(c.by)},
           {"invalid", c.invalid()},
+          {"machine_conditions_differ", c.disturbed()},
           {"differences", differences},
           {"summary",
            {{"rows", c.rows.size()},
@@ -160,6 +181,7 @@ json comparison_to_json(const Comparison& c) {
             {"only_in_a", c.only_in_a.size()},
             {"only_in_b", c.only_in_b.size()},
             {"geomean_ratio", opt(c.geomean_ratio)},
+            {"noise_sources", c.noise_sources()},
             {"regressions", regressions.size()}}},
           {"regressions", regressions},
           {"rows", rows},
@@ -170,14 +192,14 @@ json comparison_to_json(const Comparison& c) {
 void write_comparison_csv(std::ostream& out, const Comparison& c) {
   write_csv_line(out, {"graph", "graph_key", "provider", "engine_a", "engine_b", "plan_a", "plan_b", "basis",
                        "median_a_ms", "median_b_ms", "ratio", "ci_lo", "ci_hi", "method", "noise_band",
-                       "verdict", "regression", "note"});
+                       "noise_source", "verdict", "regression", "note"});
   for (const auto& r : c.rows)
     write_csv_line(out, {r.graph, r.graph_key, r.provider, r.engine_a, r.engine_b, r.plan_a, r.plan_b,
                          r.basis, csv_number(r.median_a_ms), csv_number(r.median_b_ms),
                          csv_number(r.ratio ? std::optional(r.ratio->ratio) : std::nullopt),
                          csv_number(r.ratio ? std::optional(r.ratio->ci_lo) : std::nullopt),
                          csv_number(r.ratio ? std::optional(r.ratio->ci_hi) : std::nullopt),
-                         r.ratio ? r.ratio->method : "", csv_number(r.band), verdict_text(r),
+                         r.ratio ? r.ratio->method : "", csv_number(r.band), r.noise_source, verdict_text(r),
                          r.regression() ? "true" : "false", r.note});
 }
 

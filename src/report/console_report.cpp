@@ -7,6 +7,7 @@
 #include <fmt/ostream.h>
 
 #include <algorithm>
+#include <map>
 
 namespace dnnbench {
 namespace {
@@ -69,6 +70,49 @@ void print_slowest_rows(std::ostream& out, const SuiteResult& suite, std::size_t
     fmt::print(out, "    {:>11.4f}  {}\n", timed[k].first, timed[k].second);
 }
 
+// A run that other work disturbed (metadata.host_conditions, run/host_load.hpp) says so where
+// its reader looks: its times are slow and noisy, and `compare` will name the difference.
+void print_host_disturbance(std::ostream& out, const nlohmann::json& metadata) {
+  if (!metadata.is_object() || !metadata.contains("host_conditions")) return;
+  const auto& h = metadata.at("host_conditions");
+  if (!h.is_object() || h.value("disturbed", nlohmann::json(false)) != true) return;
+  fmt::print(out,
+             "  DISTURBED: the machine was busy during this run ({}); CPU times are slower and noisier "
+             "than on an idle machine, and `compare` will flag this run\n",
+             h.value("disturbed_because", std::string("other work")));
+}
+
+// The conditions every figure above was taken in: its regime and its input data, and how many
+// rows the power cap held down (they carry the paced figure beside).
+void print_conditions_line(std::ostream& out, const SuiteResult& suite) {
+  std::map<std::string, int> regimes, fills;
+  int capped = 0, reduced = 0;
+  for (const auto& g : suite.graphs)
+    for (const auto& r : g.results) {
+      if (r.reduced_precision && r.status == RowStatus::success) ++reduced;
+      if (!r.timing) continue;
+      ++regimes[r.timing->regime];
+      ++fills[r.timing->fill];
+      if (r.timing->other_regime) ++capped;
+    }
+  if (regimes.empty()) return;
+  const auto names = [](const std::map<std::string, int>& m) {
+    std::vector<std::string> out;
+    for (const auto& [name, n] : m) out.push_back(m.size() > 1 ? fmt::format("{} ({} rows)", name, n) : name);
+    return fmt::format("{}", fmt::join(out, ", "));
+  };
+  fmt::print(out, "  figures: {} regime, {} input fill", names(regimes), names(fills));
+  if (capped > 0)
+    fmt::print(out, "; {} rows at the power cap (their paced figure beside: the per-kernel best case)",
+               capped);
+  fmt::print(out, "\n");
+  if (reduced > 0)
+    fmt::print(out,
+               "  {} rows ran engines that accumulate in reduced precision, judged on the normalized error "
+               "(--reduced-precision skip leaves them out)\n",
+               reduced);
+}
+
 }  // namespace
 
 std::string human_flops(double flops) {
@@ -109,16 +153,24 @@ void print_graph_table(std::ostream& out, const GraphResult& g) {
     const auto ms = r->oracle_delta ? fmt::format("{:.4f}", r->oracle_delta->oracle_median_ms) : "-";
     return fmt::format(" {:>11} {:>24}", ms, oracle_cell(*r));
   };
-  fmt::print(out, "  {:<9} {:<{}} {:<{}} {:>11}{} {:>9} {:>9}  {}\n", "provider", "engine", engine_w, "plan",
-             plan_w, "median ms", oracle_columns(nullptr), "TFLOP/s", "norm rel", "status");
+  // The regime names the figure (sustained: what a loop gets; paced: below the power cap).
+  std::string regime = "median ms";
+  for (const auto& r : g.results)
+    if (r.timing && r.timing->regime != "unrecorded") regime = r.timing->regime + " ms";
+  fmt::print(out, "  {:<9} {:<{}} {:<{}} {:>12}{} {:>9} {:>9}  {}\n", "provider", "engine", engine_w, "plan",
+             plan_w, regime, oracle_columns(nullptr), "TFLOP/s", "norm rel", "status");
   for (const auto& r : g.results) {
     // The normalized error (||got - want|| / ||want||), not the largest elementwise relative one:
     // near-zero reference values made that read 1e+04 on attention rows that passed.
     const std::string rel = r.correctness ? fmt::format("{:.1e}", r.correctness->norm_rel_error) : "-";
     std::string status = row_verdict(r);
+    if (r.reduced_precision) status += " [reduced-precision]";
+    if (r.timing && r.timing->other_regime)
+      status +=
+          fmt::format(" ({} {:.4f})", r.timing->other_regime->regime, r.timing->other_regime->median_ms);
     const auto reason = reason_text(r);
     if (!reason.empty()) status += ": " + truncate(reason, 90);
-    fmt::print(out, "  {:<9} {:<{}} {:<{}} {:>11}{} {:>9} {:>9}  {}\n", r.provider,
+    fmt::print(out, "  {:<9} {:<{}} {:<{}} {:>12}{} {:>9} {:>9}  {}\n", r.provider,
                truncate(r.engine_id.value_or("-"), engine_w), engine_w,
                truncate(r.plan_name.value_or("-"), plan_w), plan_w,
                median_text(r.gpu_kernel_stats ? r.gpu_kernel_stats : r.host_stats), oracle_columns(&r),
@@ -175,8 +227,16 @@ void print_row_details(std::ostream& out, const RowResult& r) {
               ? fmt::format(", capped in {:.0f}% of readings", *t.clocks->capped_fraction * 100)
               : "",
           t.clocks->clock_unstable ? " — CLOCK UNSTABLE while timed" : "");
+    fmt::print(out, "    regime: {}, inputs: {} fill\n", t.regime, t.fill);
     if (t.pacing != "off" && t.pacing != "not needed")
       fmt::print(out, "    pacing: {}, {:.1f} ms idle between samples\n", t.pacing, t.pacing_idle_ms);
+    if (t.other_regime)
+      fmt::print(out,
+                 "    the driver reported the power cap: {} figure {:.4f} ms from {} samples{} (--regime {} "
+                 "measures it fully)\n",
+                 t.other_regime->regime, t.other_regime->median_ms, t.other_regime->samples,
+                 t.other_regime->sm_mhz ? fmt::format(" at {:.0f} MHz", *t.other_regime->sm_mhz) : "",
+                 t.other_regime->regime);
   }
   if (r.correctness) {
     for (const auto& o : r.correctness->outputs)
@@ -208,6 +268,8 @@ void print_suite_summary(std::ostream& out, const SuiteResult& suite) {
   for (const auto& [provider, p] : s.providers)
     fmt::print(out, "  {}: {} rows: {} passed, {} failed validation, {} skipped, {} errors\n", provider,
                p.rows, p.passed, p.failed, p.skipped, p.errors);
+  print_host_disturbance(out, suite.metadata);
+  print_conditions_line(out, suite);
   print_slowest_rows(out, suite, 5);
   for (const auto& g : suite.graphs) {
     if (!g.ok) fmt::print(out, "  load error: {}\n", g.error_message.value_or("?"));

@@ -370,13 +370,18 @@ function renderCompare(c) {
       var y = 4 + i * rowH + rowH / 2, v = r.verdict || 'BROKEN';
       var col = v === 'SLOWER' ? '#c0392b' : v === 'FASTER' ? '#1e8449' : v === 'SAME' ? '#2457c5' : '#b7950b';
       sv += '<text x="' + (L - 6) + '" y="' + (y + 4) + '" text-anchor="end">' + esc(shorten(r.graph + ' ' + (r.engine_a === r.engine_b ? r.engine_a : r.engine_a + '\u2192' + r.engine_b), 42)) + '</text>';
+      if (r.noise_band > 0) {
+        // The verdict's noise band: the interval must clear it to be FASTER or SLOWER.
+        var b0 = X(Math.max(lo, 1 / (1 + r.noise_band))), b1 = X(Math.min(hi, 1 + r.noise_band));
+        sv += '<rect class="band" x="' + b0.toFixed(1) + '" y="' + (y - 6) + '" width="' + Math.max(0, b1 - b0).toFixed(1) + '" height="12" fill="#999" fill-opacity="0.18"><title>' + esc('noise band \u00b1' + fmtPct(r.noise_band) + ' (' + (r.noise_source || '') + ')') + '</title></rect>';
+      }
       sv += '<line class="whisker" x1="' + X(Math.max(lo, r.ratio.ci95[0])).toFixed(1) + '" x2="' + X(Math.min(hi, r.ratio.ci95[1])).toFixed(1) + '" y1="' + y + '" y2="' + y + '"/>';
-      sv += '<circle cx="' + X(Math.min(hi, Math.max(lo, r.ratio.ratio))).toFixed(1) + '" cy="' + y + '" r="4" fill="' + col + '"><title>' + esc(v + ' ' + fmtX(r.ratio.ratio) + ' [' + fmtX(r.ratio.ci95[0]) + ', ' + fmtX(r.ratio.ci95[1]) + '] ' + r.ratio.method + ', band ' + fmtPct(r.noise_band)) + '</title></circle>';
+      sv += '<circle cx="' + X(Math.min(hi, Math.max(lo, r.ratio.ratio))).toFixed(1) + '" cy="' + y + '" r="4" fill="' + col + '"><title>' + esc(v + ' ' + fmtX(r.ratio.ratio) + ' [' + fmtX(r.ratio.ci95[0]) + ', ' + fmtX(r.ratio.ci95[1]) + '] ' + r.ratio.method + ', band ' + fmtPct(r.noise_band) + ' ' + (r.noise_source || '')) + '</title></circle>';
       sv += '<text x="' + (W - R + 4) + '" y="' + (y + 4) + '" class="v-' + v + '">' + fmtX(r.ratio.ratio) + ' ' + v + '</text>';
     });
     var yb = H - 22;
     sv += '<line class="axis" x1="' + L + '" x2="' + (W - R) + '" y1="' + yb + '" y2="' + yb + '"/><text x="' + L + '" y="' + (yb + 14) + '">' + lo.toFixed(2) + '</text><text x="' + X(1) + '" y="' + (yb + 14) + '" text-anchor="middle">1</text><text x="' + (W - R) + '" y="' + (yb + 14) + '" text-anchor="end">' + hi.toFixed(2) + '</text></svg>';
-    el('cmpchart').innerHTML = '<h3>B/A time ratio with 95% CI (largest first, at most 40)</h3>' + sv;
+    el('cmpchart').innerHTML = '<h3>B/A time ratio with 95% CI (largest first, at most 40); grey: each verdict\'s noise band</h3>' + sv;
   }
   table(el('cmptable'), [
     {t: 'graph', k: 'graph'}, {t: 'provider', k: 'provider'}, {t: 'engine A', k: 'engine_a'}, {t: 'engine B', k: 'engine_b'},
@@ -386,6 +391,7 @@ function renderCompare(c) {
     {t: '95% CI', v: function (r) { return r.ratio ? r.ratio.ci95[0] : null; }, f: function (r) { return r.ratio ? '[' + fmtX(r.ratio.ci95[0]) + ', ' + fmtX(r.ratio.ci95[1]) + ']' : ''; }},
     {t: 'method', v: function (r) { return r.ratio ? r.ratio.method : ''; }},
     {t: 'band', k: 'noise_band', num: 1, f: function (r) { return fmtPct(r.noise_band); }},
+    {t: 'noise', v: function (r) { return r.noise_source || ''; }},
     {t: 'verdict', v: function (r) { return r.verdict || (r.broken ? 'BROKEN' : ''); }, cls: function (r) { return 'v-' + (r.verdict || (r.broken ? 'BROKEN' : '')); }},
     {t: 'note', k: 'note', cls: function () { return 'msg'; }}
   ], c.rows, {});

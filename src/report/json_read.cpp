@@ -139,6 +139,14 @@ std::optional<TimingInfo> timing_from_json(const json& t) {
   timing.elapsed_ms = num(t, "elapsed_ms");
   timing.timed_ms = get_if_present<double>(t, "timed_ms").value_or(0);
   timing.wall_ms = num(t, "wall_ms");
+  // Results from before the regimes were named: their default then was paced once capped, and
+  // their fill a grid for narrow types; "unrecorded" says neither is known.
+  timing.regime = get_if_present<std::string>(t, "regime").value_or("unrecorded");
+  timing.fill = get_if_present<std::string>(t, "fill").value_or("unrecorded");
+  if (const auto& o = at_or_null(t, "other_regime"); !o.is_null())
+    timing.other_regime =
+        TimingInfo::OtherRegime{get<std::string>(o, "regime"), get<std::int64_t>(o, "samples"),
+                                num(o, "median_ms"), get_opt<double>(o, "sm_mhz")};
   timing.pacing = get_if_present<std::string>(t, "pacing").value_or("off");
   timing.pacing_idle_ms = get_if_present<double>(t, "pacing_idle_ms").value_or(0);
   timing.clocks = clocks_from_json(at(t, "clocks"), at(t, "clock_unstable"));
@@ -228,6 +236,18 @@ std::optional<OracleResult> oracle_from_json(const json& o) {
   out.warm_baseline_stats = stats_from_json(at(o, "warm_baseline_stats"));
   out.correctness = correctness_from_json(at(o, "correctness"));
   out.delta_withheld = get_opt<std::string>(o, "delta_withheld");
+  out.regime = get_if_present<std::string>(o, "regime").value_or("unrecorded");
+  if (const auto& c = at_or_null(o, "other_regime"); !c.is_null()) {
+    OracleResult::RegimeCheck check;
+    check.regime = get<std::string>(c, "regime");
+    check.plan_name = get<std::string>(c, "plan_name");
+    for (const auto& m : at(c, "medians"))
+      check.medians.emplace_back(get<std::string>(m, "plan_name"), num(m, "median_ms"));
+    check.winner_changed = get<bool>(c, "winner_changed");
+    check.delta = delta_from_json(at(c, "delta"));
+    check.note = get_opt<std::string>(c, "note");
+    out.other_regime = check;
+  }
   for (const auto& c : at(o, "candidates"))
     out.candidates.push_back(
         {get<std::string>(c, "plan_name"), get<bool>(c, "measured"),
@@ -321,6 +341,7 @@ RowResult row_from_json(const json& r) {
   if (const auto it = r.find("plan_knobs"); it != r.end()) row.plan_knobs = knob_list_from_json(*it);
   row.plan_notes = get<std::vector<std::string>>(r, "plan_notes");
   row.fp32_math = get_if_present<std::string>(r, "fp32_math");
+  row.reduced_precision = get_if_present<bool>(r, "reduced_precision").value_or(false);
   row.row_time_ms = get_if_present<double>(r, "row_time_ms");
   row.stage_ms =
       get_if_present<std::map<std::string, double>>(r, "stage_ms").value_or(std::map<std::string, double>{});
@@ -350,6 +371,9 @@ RowResult row_from_json(const json& r) {
   // Optional when reading: results and journals written before it have no such key.
   if (const auto it = r.find("measured_by"); it != r.end() && !it->is_null())
     row.measured_by = MeasuredBy{get_opt<int>(*it, "rank"), get<std::string>(*it, "host")};
+  if (const auto it = r.find("repeat"); it != r.end() && !it->is_null())
+    row.repeat = RepeatResult{get<std::vector<double>>(*it, "medians_ms"), num(*it, "spread"),
+                              get<std::string>(*it, "method")};
   return row;
 }
 

@@ -39,6 +39,14 @@ json clocks_to_json(const std::optional<ClockSummary>& c) {
           {"capped_fraction", c->capped_fraction ? json(*c->capped_fraction) : json(nullptr)}};
 }
 
+json other_regime_to_json(const std::optional<TimingInfo::OtherRegime>& other) {
+  if (!other) return nullptr;
+  return {{"regime", other->regime},
+          {"samples", other->samples},
+          {"median_ms", other->median_ms},
+          {"sm_mhz", other->sm_mhz ? json(*other->sm_mhz) : json(nullptr)}};
+}
+
 json timing_to_json(const std::optional<TimingInfo>& timing) {
   if (!timing) return nullptr;
   return {
@@ -57,8 +65,11 @@ json timing_to_json(const std::optional<TimingInfo>& timing) {
       {"elapsed_ms", timing->elapsed_ms},
       {"timed_ms", timing->timed_ms},
       {"wall_ms", timing->wall_ms},
+      {"regime", timing->regime},
+      {"fill", timing->fill},
       {"pacing", timing->pacing},
       {"pacing_idle_ms", timing->pacing_idle_ms},
+      {"other_regime", other_regime_to_json(timing->other_regime)},
       {"clocks", clocks_to_json(timing->clocks)},
       {"clock_unstable", timing->clocks ? json(timing->clocks->clock_unstable) : json(nullptr)},
       {"samples_ms", timing->samples_ms.empty() ? json(nullptr) : json(timing->samples_ms)}};
@@ -218,6 +229,18 @@ json delta_to_json(const std::optional<PairedDelta>& d) {
                               : json(nullptr)}};
 }
 
+json regime_check_to_json(const std::optional<OracleResult::RegimeCheck>& c) {
+  if (!c) return nullptr;
+  json medians = json::array();
+  for (const auto& [plan, ms] : c->medians) medians.push_back({{"plan_name", plan}, {"median_ms", ms}});
+  return {{"regime", c->regime},
+          {"plan_name", c->plan_name},
+          {"medians", medians},
+          {"winner_changed", c->winner_changed},
+          {"delta", delta_to_json(c->delta)},
+          {"note", opt(c->note)}};
+}
+
 json oracle_to_json(const std::optional<OracleResult>& o) {
   if (!o) return nullptr;
   json candidates = json::array();
@@ -243,7 +266,9 @@ json oracle_to_json(const std::optional<OracleResult>& o) {
           {"warm_baseline_stats", stats_to_json(o->warm_baseline_stats)},
           {"correctness", correctness_to_json(o->correctness)},
           {"delta_withheld", opt(o->delta_withheld)},
-          {"candidates", candidates}};
+          {"candidates", candidates},
+          {"regime", o->regime},
+          {"other_regime", regime_check_to_json(o->other_regime)}};
 }
 
 json stats_to_json(const std::optional<Stats>& s) {
@@ -277,6 +302,7 @@ json row_to_json(const RowResult& row) {
           {"plan_knobs", knob_list_to_json(row.plan_knobs)},
           {"plan_notes", row.plan_notes},
           {"fp32_math", opt(row.fp32_math)},
+          {"reduced_precision", row.reduced_precision},
           {"row_time_ms", opt(row.row_time_ms)},
           {"stage_ms", row.stage_ms},
           {"cpu_build_time_ms", opt(row.cpu_build_time_ms)},
@@ -302,7 +328,11 @@ json row_to_json(const RowResult& row) {
           {"peak", peak_to_json(row.peak)},
           {"measured_by", row.measured_by
                               ? json{{"rank", opt(row.measured_by->rank)}, {"host", row.measured_by->host}}
-                              : json(nullptr)}};
+                              : json(nullptr)},
+          {"repeat", row.repeat ? json{{"medians_ms", row.repeat->medians_ms},
+                                       {"spread", row.repeat->spread},
+                                       {"method", row.repeat->method}}
+                                : json(nullptr)}};
 }
 
 json graph_to_json(const GraphResult& g) {

@@ -60,6 +60,18 @@ void print_oracle_details(std::ostream& out, const RowResult& r) {
     fmt::print(out, "      oracle plan check: {} (max rel {:.2e})\n",
                o.correctness->passed ? "passed" : "FAILED", o.correctness->max_rel_diff);
   if (o.delta_withheld) fmt::print(out, "      no delta: {}\n", *o.delta_withheld);
+  if (const auto& c = o.other_regime) {
+    fmt::print(out, "      {} regime: winner {}{}\n", c->regime, c->plan_name.empty() ? "-" : c->plan_name,
+               c->winner_changed ? " — THE WINNER CHANGES WITH THE REGIME"
+               : c->delta        ? " (not significantly faster there than this regime's winner)"
+               : c->note         ? " (" + *c->note + ")"
+                                 : " (the same plan)");
+    for (const auto& [plan, ms] : c->medians) fmt::print(out, "        {:<38} {:.4f} ms\n", plan, ms);
+    if (c->delta)
+      fmt::print(out, "        paired in the {} regime: {} {:.4f} ms vs {} {:.4f} ms -> {}\n", c->regime,
+                 o.plan_name, c->delta->baseline_median_ms, c->plan_name, c->delta->oracle_median_ms,
+                 speedup_text(*c->delta));
+  }
 }
 
 void print_graph_regret(std::ostream& out, const GraphResult& g) {
@@ -78,11 +90,22 @@ void print_oracle_footer(std::ostream& out, const SuiteResult& suite) {
     PairedDelta delta;
   };
   std::vector<Gap> significant;
-  std::int64_t oracle_rows = 0;
+  std::vector<std::string> regime_changes;
+  std::int64_t oracle_rows = 0, regime_checked = 0;
+  std::string regime, other;
   for (const auto& g : suite.graphs)
     for (const auto& r : g.results) {
       if (!r.oracle && !r.oracle_error) continue;
       ++oracle_rows;
+      if (r.oracle && !r.oracle->regime.empty()) regime = r.oracle->regime;
+      if (r.oracle && r.oracle->other_regime && !r.oracle->other_regime->plan_name.empty()) {
+        ++regime_checked;
+        other = r.oracle->other_regime->regime;
+        if (r.oracle->other_regime->winner_changed)
+          regime_changes.push_back(fmt::format("{} / {} / {}: {} {} -> {} {}", g.graph_name, r.provider,
+                                               r.engine_id.value_or("-"), regime, r.oracle->plan_name, other,
+                                               r.oracle->other_regime->plan_name));
+      }
       if (r.oracle_delta && r.oracle_delta->significant && r.oracle_delta->speedup > 1)
         significant.push_back({fmt::format("{} / {} / {} -> {}", g.graph_name, r.provider,
                                            r.engine_id.value_or("-"), r.oracle->plan_name),
@@ -101,6 +124,12 @@ void print_oracle_footer(std::ostream& out, const SuiteResult& suite) {
             [](const Gap& a, const Gap& b) { return a.delta.speedup > b.delta.speedup; });
   for (std::size_t i = 0; i < std::min<std::size_t>(10, significant.size()); ++i)
     fmt::print(out, "  {:>2}. {}  {}\n", i + 1, speedup_text(significant[i].delta), significant[i].where);
+  if (!regime.empty()) fmt::print(out, "  plans compared in the {} regime\n", regime);
+  if (regime_checked > 0) {
+    fmt::print(out, "  regimes: the winner changes in {} of {} rows checked in the {} regime too\n",
+               regime_changes.size(), regime_checked, other);
+    for (const auto& change : regime_changes) fmt::print(out, "    {}\n", change);
+  }
 }
 
 }  // namespace dnnbench

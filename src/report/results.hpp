@@ -49,10 +49,24 @@ struct TimingInfo {
   double elapsed_ms = 0;       // elapsed time of the whole samples, batches included (what the caps count)
   double timed_ms = 0;         // time inside timed regions (per-execution figure x executions)
   double wall_ms = 0;          // wall time of the sampling loop (flushes, idle gaps, overheads included)
-  // Idle gaps between samples that keep the GPU under its power cap (--pacing): "off", "not
-  // needed" (auto, and the clocks were never capped in the warm-up), or "duty N% (...)".
+  // The power regime of the figure (--regime): "sustained" (back to back, steady: the figure at
+  // a GPU's power cap, what a loop gets) or "paced" (idle gaps: below the cap).
+  std::string regime = "sustained";
+  // The input data the figure was timed on (--fill): "normal", "uniform" or "grid".
+  std::string fill = "normal";
+  // Idle gaps between samples that keep the GPU under its power cap (--regime paced): "off" or
+  // "duty N% (...)".
   std::string pacing = "off";
-  double pacing_idle_ms = 0;           // the gaps' total (part of wall_ms, outside every timed region)
+  double pacing_idle_ms = 0;  // the gaps' total (part of wall_ms, outside every timed region)
+  // The same plan's figure in the other regime, taken briefly after the measurement where the
+  // row's regime was sustained and the driver reported the power cap (--other-regime-samples).
+  struct OtherRegime {
+    std::string regime;  // "paced"
+    std::int64_t samples = 0;
+    double median_ms = 0;          // per execution, of the primary figure (kernel time where there is one)
+    std::optional<double> sm_mhz;  // mean SM clock while it was taken
+  };
+  std::optional<OtherRegime> other_regime;
   std::optional<ClockSummary> clocks;  // GPU clocks, temperature, power while sampling (NVML)
   std::vector<double> samples_ms;      // kept only with --save-samples
 };
@@ -145,6 +159,20 @@ struct OracleResult {
   std::optional<Correctness> correctness;             // of the winner
   std::optional<std::string> delta_withheld;          // why there is no delta
   std::vector<OracleCandidate> candidates;
+  std::string regime;  // the power regime every comparison above was made in (--regime)
+  // --oracle-regimes both: the sweep's leading plans (its top 3, the heuristic plan and the
+  // winner) timed again in the other regime; a plan that wins cool can lose at the power cap.
+  struct RegimeCheck {
+    std::string regime;                                   // the other regime
+    std::string plan_name;                                // the winner there (the tie rule as in the sweep)
+    std::vector<std::pair<std::string, double>> medians;  // plan -> median ms there, fastest first
+    // The other regime's winner is another plan and beats this regime's winner there, paired,
+    // significant and replicated.
+    bool winner_changed = false;
+    std::optional<PairedDelta> delta;  // baseline: this regime's winner; in the other regime
+    std::optional<std::string> note;   // why there is no verdict
+  };
+  std::optional<RegimeCheck> other_regime;
 };
 
 // One stored plan re-timed by --plans-from (run/plans_from.hpp): against today's heuristic plan,
@@ -232,6 +260,15 @@ struct MeasuredBy {
   std::string host;
 };
 
+// --repeat N: the row's plan measured in N fresh plan instances of the same process (a new
+// build, new buffers and addresses, its own warm-up and stopping rule each), the first being the
+// row's own measurement. `compare` takes the spread as the row's run-to-run noise.
+struct RepeatResult {
+  std::vector<double> medians_ms;  // per instance, primary figure (kernel time where there is one)
+  double spread = 0;               // max / min - 1 of the medians
+  std::string method = "fresh-plan-instance";
+};
+
 struct RowResult {
   std::string provider;
   std::optional<std::string> engine_id, engine_name;
@@ -246,6 +283,9 @@ struct RowResult {
   // The math the row ran fp32 data with: "strict" (fp32 arithmetic) or "tf32" (the engine
   // rounds fp32 inputs to TF32, --fp32-math tf32); null when the graph has no fp32 tensor.
   std::optional<std::string> fp32_math;
+  // The engine accumulates in a reduced precision (its note says so): it ran under
+  // --reduced-precision allow and was judged with the reduced-precision tolerance.
+  bool reduced_precision = false;
   // Whole wall time spent on the row: heuristic, build, bind, checks, warm-up, measurement, and
   // the oracle when it ran (ms).
   std::optional<double> row_time_ms;
@@ -287,6 +327,8 @@ struct RowResult {
   // Which process measured the row: the MPI rank (docs/distributed.md) and host; unset in a
   // single-process run.
   std::optional<MeasuredBy> measured_by;
+  // --repeat: null when not asked (or the row did not pass its first measurement).
+  std::optional<RepeatResult> repeat;
 
   bool passed() const { return status == RowStatus::success && correctness && correctness->passed; }
   bool validation_failed() const {

@@ -37,7 +37,7 @@ constexpr const char* kComparedOptions[] = {
     "latency",       "latency_idle_ms", "batch",         "per_execution_events",
     "warmup_max_ms", "clock_tolerance", "rtol",          "atol",
     "heur_mode",     "gpu_reference",   "engines",       "skip_engines",
-    "max_engines",   "isolate"};
+    "max_engines",   "isolate",         "repeat"};
 
 // The timing methods of a run's timed rows, as families: batch sizes dropped, and batched and
 // single device-event timing counted as one ("device-events"), since the row runner picks the
@@ -73,6 +73,38 @@ double mean_sm_clock(const SuiteResult& suite) {
         ++n;
       }
   return n ? sum / n : std::nan("");
+}
+
+// How other work loaded the machine during a run, as compare prints it: "quiet (0.02 other
+// cores)" or "DISTURBED (other processes used 0.97 of 2 cores on average)"; "-" when not recorded.
+std::string load_text(const json& conditions) {
+  if (!conditions.is_object() || !conditions.contains("disturbed") || !conditions["disturbed"].is_boolean())
+    return "-";
+  if (conditions["disturbed"].get<bool>())
+    return "DISTURBED (" + as_text(path_or_null(conditions, {"disturbed_because"})) + ")";
+  const auto& other = path_or_null(conditions, {"other_cores"});
+  return other.is_number() ? fmt::format("quiet ({:.2f} other cores)", other.get<double>()) : "quiet";
+}
+
+bool disturbed(const json& conditions) {
+  return path_or_null(conditions, {"disturbed"}) == json(true);
+}
+
+// The machine's conditions of two runs: a run that other work disturbed is named whatever the
+// other run did (two busy runs are not alike: the neighbours differ), as are a changed governor,
+// oversubscription and thread count. Runs that recorded no conditions (older files) add nothing.
+void machine_differences(const json& ha, const json& hb, std::vector<ConditionDifference>& out) {
+  // Equal records are one run compared with itself (two runs never share a wall time).
+  if (!ha.is_object() || !hb.is_object() || ha == hb) return;
+  if (disturbed(ha) || disturbed(hb))
+    out.push_back({"machine load during the run", load_text(ha), load_text(hb), false, true});
+  for (const auto& [name, key] : {std::pair{"CPU frequency governor", "cpufreq_governor"},
+                                  std::pair{"oversubscribed (threads > free cores)", "oversubscribed"},
+                                  std::pair{"CPU threads", "threads"}}) {
+    const auto& va = path_or_null(ha, {key});
+    const auto& vb = path_or_null(hb, {key});
+    if (va != vb) out.push_back({name, as_text(va), as_text(vb), false, true});
+  }
 }
 
 }  // namespace
@@ -134,6 +166,7 @@ std::vector<ConditionDifference> condition_differences(const SuiteResult& a, con
   if (const auto ta = timing_methods(a, true), tb = timing_methods(b, true); ta != tb)
     out.push_back({"timing meaning", join(ta), join(tb), true});
   add("environment", path_or_null(ma, {"environment"}), path_or_null(mb, {"environment"}), false);
+  machine_differences(path_or_null(ma, {"host_conditions"}), path_or_null(mb, {"host_conditions"}), out);
   return out;
 }
 

@@ -14,6 +14,10 @@ struct ConditionDifference {
   // Times measured under the two conditions do not compare like for like (another device, cache
   // mode, timing method or meaning): `compare` exits 2 unless --allow-mismatch.
   bool invalidating = false;
+  // The machine's state while measuring (other processes' load, the cpufreq governor,
+  // oversubscription; metadata.host_conditions): the times may differ for reasons outside the
+  // code. `compare` warns and exits 2 unless --allow-different-conditions.
+  bool machine = false;
 };
 
 std::vector<ConditionDifference> condition_differences(const SuiteResult& a, const SuiteResult& b);

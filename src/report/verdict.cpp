@@ -7,21 +7,6 @@
 #include "report/peaks.hpp"
 
 namespace dnnbench {
-namespace {
-
-// Kernels shorter than this are "short" in `dnnbench calibrate` (run/calibration.hpp's
-// kShortKernelMs); reports do not depend on run/, so the figure is repeated here.
-constexpr double kShortKernelMs = 0.1;
-
-std::optional<double> recorded_floor(const nlohmann::json& metadata, double median_ms) {
-  if (!metadata.is_object() || !metadata.contains("noise_floor")) return std::nullopt;
-  const auto& floor = metadata.at("noise_floor");
-  const char* key = median_ms < kShortKernelMs ? "short_spread" : "long_spread";
-  if (!floor.is_object() || !floor.contains(key) || !floor.at(key).is_number()) return std::nullopt;
-  return floor.at(key).get<double>();
-}
-
-}  // namespace
 
 std::string_view verdict_name(Verdict verdict) {
   switch (verdict) {
@@ -68,14 +53,6 @@ Verdict judge(const TimeRatio& r, double band) {
   if (r.ci_hi < lower) return Verdict::faster;
   if (r.ci_lo >= lower && r.ci_hi <= upper) return Verdict::same;
   return Verdict::undecided;
-}
-
-double noise_band(double min_effect, const nlohmann::json& metadata_a, const nlohmann::json& metadata_b,
-                  double median_ms) {
-  double band = min_effect;
-  for (const auto* meta : {&metadata_a, &metadata_b})
-    if (const auto floor = recorded_floor(*meta, median_ms)) band = std::max(band, *floor);
-  return band;
 }
 
 }  // namespace dnnbench

@@ -30,11 +30,6 @@ std::optional<TimeRatio> time_ratio(const RowResult& a, const RowResult& b);
 // holds the ratio, so identical rows (ratio 1) are never FASTER or SLOWER, whatever the band.
 Verdict judge(const TimeRatio& ratio, double band);
 
-// The noise band of a comparison: the smallest change worth a verdict (`min_effect`), or the
-// larger noise floor the two runs recorded (metadata.noise_floor from `dnnbench calibrate`:
-// short_spread for kernels under 0.1 ms, the split calibrate uses, else long_spread), whichever
-// is larger.
-double noise_band(double min_effect, const nlohmann::json& metadata_a, const nlohmann::json& metadata_b,
-                  double median_ms);
+// The band itself comes from the noise model (report/noise_model.hpp).
 
 }  // namespace dnnbench

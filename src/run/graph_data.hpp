@@ -30,7 +30,7 @@ class GraphData {
  public:
   // `allow_gpu_reference`: device providers' rows may be judged by the CUDA reference.
   GraphData(const Graph& graph, std::uint64_t seed, bool allow_gpu_reference = true,
-            FillKind fill = FillKind::full);
+            FillKind fill = FillKind::normal);
 
   const Graph& graph() const { return graph_; }
   const GraphCost& cost() const { return cost_; }

@@ -64,7 +64,7 @@ json options_fingerprint(const RunOptions& o) {
           {"fill", fill_kind_name(o.fill)},
           {"fp32_math", fp32_math_name(o.fp32_math)},
           {"graph_replay", o.measure.graph_replay},
-          {"pacing", pacing_name(o.measure.pacing)},
+          {"regime", regime_name(o.measure.regime)},
           {"rtol", optional_json(o.rtol)},
           {"atol", optional_json(o.atol)},
           {"save_samples", o.save_samples},

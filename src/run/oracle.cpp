@@ -29,6 +29,7 @@ SweepEntry sweep_one(GraphData& data, Provider& provider, Stream& stream, const 
   SweepEntry e{spec, {spec.name(), false, knob_pairs(spec), std::nullopt, std::nullopt}, {}};
   try {
     PlanSession session(data, provider, stream, spec);
+    session.set_regime(options.measure.regime);
     session.warm_up(std::max<std::int64_t>(1, options.warmup));
     AdaptiveMedianRule rule(options.oracle.sweep);
     const auto m = session.measure(rule, false);
@@ -53,6 +54,54 @@ PairedLimits paired_limits(const RunOptions& options, bool device_timed) {
   if (device_timed) limits.min_effect_ms = kDeviceInstanceFloorMs;
   limits.max_time_ms = 4500;  // three arms (baseline, oracle, control) share it
   return limits;
+}
+
+// The sweep's leading plans timed again in the other regime (--oracle-regimes both): its top
+// kRegimeCandidates, the heuristic plan and the winner. When another plan wins there, it is
+// compared with this regime's winner paired, in that regime, replicated like the oracle's delta.
+constexpr std::size_t kRegimeCandidates = 3;
+
+OracleResult::RegimeCheck check_other_regime(GraphData& data, Provider& provider, Stream& stream,
+                                             const std::vector<SweepEntry>& ranked, const PlanSpec& heuristic,
+                                             const PlanSpec& winner, const RunOptions& options) {
+  RunOptions other = options;
+  other.measure.regime = other_regime(options.measure.regime);
+  OracleResult::RegimeCheck check;
+  check.regime = std::string(regime_name(other.measure.regime));
+  std::vector<PlanSpec> specs;
+  const auto add = [&](const PlanSpec& s) {
+    if (std::none_of(specs.begin(), specs.end(), [&](const PlanSpec& t) { return t.name() == s.name(); }))
+      specs.push_back(s);
+  };
+  for (std::size_t k = 0; k < std::min(kRegimeCandidates, ranked.size()); ++k) add(ranked[k].spec);
+  add(heuristic);
+  add(winner);
+  std::vector<SweepEntry> again;
+  for (const auto& spec : specs) {
+    auto entry = sweep_one(data, provider, stream, spec, other);
+    if (entry.candidate.measured) again.push_back(std::move(entry));
+  }
+  std::stable_sort(again.begin(), again.end(),
+                   [](const SweepEntry& x, const SweepEntry& y) { return x.stats.median < y.stats.median; });
+  for (const auto& e : again) check.medians.emplace_back(e.spec.name(), e.stats.median);
+  const auto kept = std::find_if(again.begin(), again.end(),
+                                 [&](const SweepEntry& e) { return e.spec.name() == winner.name(); });
+  if (again.empty() || kept == again.end()) {
+    check.note = "this regime's winner could not be measured in the other regime";
+    return check;
+  }
+  const SweepEntry* best = &again.front();
+  // As in the sweep: a plan inside the incumbent's noise is a tie, and the incumbent stays.
+  if (best->stats.median_ci_hi >= kept->stats.median_ci_lo) best = &*kept;
+  check.plan_name = best->spec.name();
+  if (check.plan_name == winner.name()) return check;
+  auto delta = paired_delta(data, provider, stream, winner, best->spec, other, nullptr, nullptr);
+  replicate_if_significant(delta, [&] {
+    return paired_delta(data, provider, stream, winner, best->spec, other, nullptr, nullptr);
+  });
+  check.winner_changed = delta.significant && delta.speedup > 1;
+  check.delta = delta;
+  return check;
 }
 
 }  // namespace
@@ -81,6 +130,9 @@ PlanSpec plan_spec_of(const std::string& engine_id,
 PairedDelta paired_between(PlanSession& a, PlanSession& b, PlanSession& control, Stream& stream,
                            const RunOptions& options, std::optional<Stats>* baseline_stats,
                            std::optional<Stats>* other_stats) {
+  // One regime for all three: a plan's rank can change with it (a plan that wins cool can lose
+  // at the power cap).
+  for (PlanSession* s : {&a, &b, &control}) s->set_regime(options.measure.regime);
   // All warm before the first timed round, so warm-up is never counted as a speedup.
   const auto warm = std::max<std::int64_t>(1, options.warmup);
   a.warm_up(warm);
@@ -132,6 +184,7 @@ void run_oracle(GraphData& data, Provider& provider, Stream& stream, const Engin
   try {
     const auto& graph = data.graph();
     OracleResult o;
+    o.regime = std::string(regime_name(options.measure.regime));
     HostTimer sweep_timer;
     std::vector<PlanSpec> space;
     if (options.oracle.aa_self_check) {
@@ -201,8 +254,7 @@ void run_oracle(GraphData& data, Provider& provider, Stream& stream, const Engin
       PlanSession a(data, provider, stream, heuristic);
       PlanSession b(data, provider, stream, winner->spec);
       PlanSession control(data, provider, stream, heuristic);
-      b.set_tf32_math(uses_tf32_math(engine));
-      b.set_winograd(uses_winograd(engine));
+      judge_as_engine_notes_say(b, engine);
       o.cpu_build_time_ms = b.build_ms();
       std::optional<Stats> winner_stats;
       auto delta = paired_between(a, b, control, stream, options, &o.warm_baseline_stats, &winner_stats);
@@ -220,6 +272,8 @@ void run_oracle(GraphData& data, Provider& provider, Stream& stream, const Engin
         o.delta_withheld = "the oracle's plan failed validation";
       }
     }
+    if (options.oracle.both_regimes && o.search == "searched")
+      o.other_regime = check_other_regime(data, provider, stream, measured, heuristic, winner->spec, options);
     row.oracle = std::move(o);
   } catch (const std::exception& e) {
     row.oracle_error = describe_exception(e);

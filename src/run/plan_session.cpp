@@ -56,22 +56,18 @@ std::string_view cache_mode_name(CacheMode mode) {
   return mode == CacheMode::cold ? "cold" : "hot";
 }
 
-std::string_view pacing_name(Pacing pacing) {
-  switch (pacing) {
-    case Pacing::off:
-      return "off";
-    case Pacing::always:
-      return "always";
-    case Pacing::when_capped:
-      break;
-  }
-  return "when-capped";
+std::string_view regime_name(Regime regime) {
+  return regime == Regime::paced ? "paced" : "sustained";
 }
 
-std::optional<Pacing> pacing_from_name(std::string_view name) {
-  for (auto p : {Pacing::off, Pacing::when_capped, Pacing::always})
-    if (pacing_name(p) == name) return p;
+std::optional<Regime> regime_from_name(std::string_view name) {
+  for (auto r : {Regime::sustained, Regime::paced})
+    if (regime_name(r) == name) return r;
   return std::nullopt;
+}
+
+Regime other_regime(Regime regime) {
+  return regime == Regime::paced ? Regime::sustained : Regime::paced;
 }
 
 PlanBuffers::PlanBuffers(const GraphData& data, Provider& provider, Stream& stream) : graph_(data.graph()) {
@@ -153,6 +149,16 @@ bool uses_winograd(const EngineInfo& engine) {
   return std::find(engine.notes.begin(), engine.notes.end(), kWinogradNote) != engine.notes.end();
 }
 
+bool uses_reduced_precision(const EngineInfo& engine) {
+  return std::find(engine.notes.begin(), engine.notes.end(), kReducedPrecisionNote) != engine.notes.end();
+}
+
+void judge_as_engine_notes_say(PlanSession& session, const EngineInfo& engine) {
+  session.set_tf32_math(uses_tf32_math(engine));
+  session.set_winograd(uses_winograd(engine));
+  session.set_reduced_precision(uses_reduced_precision(engine));
+}
+
 std::unique_ptr<StoppingRule> make_stopping_rule(const RunOptions& options) {
   if (options.iters) return std::make_unique<FixedCountRule>(*options.iters);
   return std::make_unique<AdaptiveMedianRule>(options.adaptive);
@@ -199,6 +205,7 @@ Tolerance PlanSession::tolerance_for(const TensorDesc& desc, ReferenceKind kind,
   Tolerance tol = tf32_math_ ? tf32_math_tolerance(desc.dtype, data_.cost().reduction_length)
                              : default_tolerance(desc.dtype, data_.cost().reduction_length);
   if (winograd_) tol = winograd_tolerance(tol);
+  if (reduced_precision_) tol = reduced_precision_tolerance(tol, desc.dtype, data_.cost().reduction_length);
   if (kind == ReferenceKind::gpu_fp32) tol = with_fp32_reference(tol, data_.cost().reduction_length);
   if (options.rtol) tol.rtol = *options.rtol, tol.basis = "--rtol/--atol";
   if (options.atol) tol.atol = *options.atol, tol.basis = "--rtol/--atol";
@@ -293,8 +300,7 @@ void PlanSession::set_measure_options(const MeasureOptions& options) {
     if (!flusher_ && provider_.device() == DeviceKind::host) flusher_ = std::make_unique<HostLlcFlusher>();
     if (!flusher_) throw std::runtime_error("--cache-mode cold: the provider's stream has no cache flush");
   }
-  pacing_on_ = options.pacing == Pacing::always;
-  pacing_reason_ = pacing_on_ ? "--pacing always" : "";
+  pacing_on_ = options.regime == Regime::paced;
   batch_ = options.batch.value_or(0);
   // A cold or isolated sample is one execution: a batch's later executions would find warm caches
   // or no idle gap, whatever --batch says.
@@ -353,11 +359,6 @@ void PlanSession::warm_up_until_steady(std::int64_t min_executions) {
                  s.host_ms * static_cast<double>(n));
     recent.push_back(s);
     warmup_executions_ += n;
-    // Samples taken at the capped clock are not this regime's: steadiness starts again, paced.
-    if (start_pacing_if_capped(sampler.get(), "warm-up")) {
-      detector = SteadyStateDetector(measure_options_.steady);
-      recent.clear();
-    }
     next_sample_ms = sample_ms + pace(sample_ms);
   }
   std::vector<ClockReading> readings;
@@ -510,18 +511,42 @@ double PlanSession::pace(double sample_ms) {
   return idle_ms;
 }
 
-bool PlanSession::start_pacing_if_capped(const ClockSampler* sampler, std::string_view where) {
-  if (pacing_on_ || measure_options_.pacing != Pacing::when_capped || !sampler || !sampler->latest_capped())
-    return false;
-  pacing_on_ = true;
-  pacing_reason_ = fmt::format("the driver reported the power cap or a thermal slowdown in the {}", where);
-  return true;
+std::string PlanSession::pacing_text() const {
+  if (!pacing_on_) return "off";
+  return fmt::format("duty {:.0f}% (--regime paced)", measure_options_.pacing_duty * 100.0);
 }
 
-std::string PlanSession::pacing_text() const {
-  if (pacing_on_)
-    return fmt::format("duty {:.0f}% ({})", measure_options_.pacing_duty * 100.0, pacing_reason_);
-  return measure_options_.pacing == Pacing::off ? "off" : "not needed";
+void PlanSession::measure_other_regime(Measurement& m) {
+  const auto samples = measure_options_.other_regime_samples;
+  const bool capped =
+      m.timing.clocks && m.timing.clocks->capped_fraction && *m.timing.clocks->capped_fraction > 0;
+  if (samples <= 0 || measure_options_.regime != Regime::sustained || !kernel_timer_ || !capped) return;
+  const auto n = batch();
+  std::unique_ptr<ClockSampler> sampler;
+  if (clock_source_) {
+    sampler = std::make_unique<ClockSampler>(*clock_source_, kClockPeriodMs);
+    sampler->start();
+  }
+  pacing_on_ = true;
+  // The first gap before the first sample: the device leaves the sustained state before it.
+  double last_ms = m.host.median * static_cast<double>(n);
+  std::vector<double> figures;
+  for (std::int64_t i = 0; i < samples; ++i) {
+    pace(last_ms);
+    HostTimer one;
+    const auto s = take_sample(n);
+    last_ms = one.elapsed_ms();
+    figures.push_back(s.kernel_ms);
+  }
+  pace(last_ms);
+  pacing_on_ = false;
+  TimingInfo::OtherRegime other{
+      std::string(regime_name(Regime::paced)), samples, summarize(figures).median, {}};
+  if (sampler) {
+    const auto clocks = summarize_clocks(sampler->stop(), measure_options_.clock_tolerance);
+    if (clocks.sm_mhz) other.sm_mhz = clocks.sm_mhz->mean;
+  }
+  m.timing.other_regime = other;
 }
 
 std::string PlanSession::method() const {
@@ -628,7 +653,6 @@ Measurement PlanSession::measure(StoppingRule& rule, bool keep_samples) {
   while (!rule.finished()) {
     const auto s = take_sample(n);
     add(s);
-    start_pacing_if_capped(sampler.get(), "measurement");
     idle_ms += pace(s.host_ms * static_cast<double>(n));
   }
   Measurement m;
@@ -638,6 +662,7 @@ Measurement PlanSession::measure(StoppingRule& rule, bool keep_samples) {
     readings.insert(readings.end(), taken.begin(), taken.end());
     m.timing.clocks = summarize_clocks(readings, measure_options_.clock_tolerance);
   }
+  m.timing.regime = std::string(regime_name(measure_options_.regime));
   m.timing.pacing = pacing_text();
   m.timing.pacing_idle_ms = idle_ms;
   m.host = summarize(host_samples);

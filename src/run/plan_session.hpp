@@ -76,6 +76,15 @@ class PlanSession {
   void set_clock_source(ClockSource* source) { clock_source_ = source; }
   // Judge outputs with the Winograd tolerance (the engine says it uses Winograd transforms).
   void set_winograd(bool on) { winograd_ = on; }
+  // Judge outputs with the reduced-precision tolerance (the engine says it accumulates in a
+  // reduced precision).
+  void set_reduced_precision(bool on) { reduced_precision_ = on; }
+  // The power regime of sample() and measure() (the oracle's comparisons: set_measure_options
+  // sets it for the OOTB pass).
+  void set_regime(Regime regime) {
+    measure_options_.regime = regime;
+    pacing_on_ = regime == Regime::paced;
+  }
   PlanSession(const PlanSession&) = delete;
   PlanSession& operator=(const PlanSession&) = delete;
 
@@ -106,6 +115,10 @@ class PlanSession {
   // One more batch with the device's kernel activity recorded (CUPTI): fills m.kernels and
   // m.kernel_sum. A no-op without a recorder or with --no-kernel-activity.
   void record_kernels(Measurement& m);
+  // A device-timed sustained measurement that the driver reported at the power cap gets the
+  // paced figure beside it: --other-regime-samples samples with idle gaps (m.timing.other_regime).
+  // A no-op otherwise.
+  void measure_other_regime(Measurement& m);
   // One sample (one batch) of the primary figure in ms, for paired comparisons.
   double sample();
   // Wall time of the warm-up's steady samples that the last measure() took into its statistics:
@@ -131,12 +144,9 @@ class PlanSession {
   Sample take_sample(std::int64_t executions);
   Sample take_split_sample(std::int64_t executions);
   std::string method() const;
-  // After a sample of `sample_ms` wall time: with pacing on, idles so the device's duty cycle
-  // stays at --pacing's duty; returns the idle time.
+  // After a sample of `sample_ms` wall time: with pacing on (--regime paced), idles so the
+  // device's duty cycle stays at the pacing duty; returns the idle time.
   double pace(double sample_ms);
-  // --pacing when-capped: turns pacing on when the latest clock reading says the device is
-  // capped; true when it did.
-  bool start_pacing_if_capped(const ClockSampler* sampler, std::string_view where);
   std::string pacing_text() const;
   // The graph replay for a batch of `executions`, captured on first use; nullptr when this
   // sample is not replayed (not a device batch, --no-graph-replay, or capture failed).
@@ -154,7 +164,7 @@ class PlanSession {
   std::unique_ptr<KernelTimer> kernel_timer_;
   std::int64_t batch_ = 0;  // 0: not chosen yet
   double build_ms_ = 0, bind_ms_ = 0;
-  bool tf32_math_ = false, winograd_ = false;
+  bool tf32_math_ = false, winograd_ = false, reduced_precision_ = false;
   MeasureOptions measure_options_;
   std::unique_ptr<CacheFlusher> flusher_;  // cold mode only
   ClockSource* clock_source_ = nullptr;
@@ -173,13 +183,16 @@ class PlanSession {
   std::optional<Correctness> checked_;
   bool compared_on_device_ = false;  // the last comparison ran on the device (host copies are stale)
   bool pacing_on_ = false;
-  std::string pacing_reason_;
 };
 
 // True when an engine's notes say it computes fp32 data in TF32.
 bool uses_tf32_math(const EngineInfo& engine);
 // True when an engine's notes say it convolves through Winograd transforms.
 bool uses_winograd(const EngineInfo& engine);
+// True when an engine's notes say it accumulates in a reduced precision.
+bool uses_reduced_precision(const EngineInfo& engine);
+// The engine's outputs judged as its notes say (TF32, Winograd, reduced precision).
+void judge_as_engine_notes_say(PlanSession& session, const EngineInfo& engine);
 
 std::unique_ptr<StoppingRule> make_stopping_rule(const RunOptions& options);
 

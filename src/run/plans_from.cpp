@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "report/json_read.hpp"
+#include "report/noise_model.hpp"
 #include "report/tuning_db.hpp"
 #include "run/metadata.hpp"
 #include "run/oracle.hpp"
@@ -32,9 +33,9 @@ void stored_time(const json& plan, RetimedPlan& out) {
   if (!out.stored_median_ms) out.stored_median_ms = number_at(plan, "sweep_median_ms");
 }
 
-std::optional<bool> slower_than_stored(const RetimedPlan& plan, const Stats& today, double min_effect) {
+std::optional<bool> slower_than_stored(const RetimedPlan& plan, const Stats& today, double band) {
   if (!plan.stored_median_ms) return std::nullopt;
-  return got_slower(today.median_ci_lo, plan.stored_ci_hi_ms.value_or(*plan.stored_median_ms), min_effect);
+  return got_slower(today.median_ci_lo, plan.stored_ci_hi_ms.value_or(*plan.stored_median_ms), band);
 }
 
 RetimedPlan retime(GraphData& data, Provider& provider, Stream& stream, const EngineInfo& engine,
@@ -45,6 +46,9 @@ RetimedPlan retime(GraphData& data, Provider& provider, Stream& stream, const En
   out.plan_name = stored["plan_name"].get<std::string>();
   out.knobs = read_knob_list(stored["knobs"]);
   stored_time(stored, out);
+  // The stored time came from another process (another run, often another day): a change must
+  // clear the run-to-run noise, not only the within-run CI (report/noise_model.hpp).
+  const double band = cross_run_band(row.gpu_kernel_stats.has_value(), options.oracle.min_effect);
   const auto spec = plan_spec_of(row.engine_id.value_or(""), out.knobs);
   if (spec.name() == heuristic.name()) {
     // Today's heuristic plan: its OOTB measurement is today's time; there is nothing to pair.
@@ -52,15 +56,14 @@ RetimedPlan retime(GraphData& data, Provider& provider, Stream& stream, const En
     const auto& today = row.gpu_kernel_stats ? row.gpu_kernel_stats : row.host_stats;
     if (today) {
       out.today_median_ms = today->median;
-      if (same_basis) out.slower = slower_than_stored(out, *today, options.oracle.min_effect);
+      if (same_basis) out.slower = slower_than_stored(out, *today, band);
     }
     return out;
   }
   try {
     // The stored plan first: a plan today's library refuses is told apart from anything else.
     PlanSession b(data, provider, stream, spec);
-    b.set_tf32_math(uses_tf32_math(engine));
-    b.set_winograd(uses_winograd(engine));
+    judge_as_engine_notes_say(b, engine);
     PlanSession a(data, provider, stream, heuristic);
     PlanSession control(data, provider, stream, heuristic);
     std::optional<Stats> stored_plan_stats;
@@ -71,7 +74,7 @@ RetimedPlan retime(GraphData& data, Provider& provider, Stream& stream, const En
     out.status = "measured";
     if (stored_plan_stats) {
       out.today_median_ms = stored_plan_stats->median;
-      if (same_basis) out.slower = slower_than_stored(out, *stored_plan_stats, options.oracle.min_effect);
+      if (same_basis) out.slower = slower_than_stored(out, *stored_plan_stats, band);
     }
   } catch (const Unsupported& e) {
     out.status = "skipped";

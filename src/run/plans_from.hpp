@@ -17,7 +17,8 @@ void retime_stored_plans(GraphData& data, Provider& provider, Stream& stream, co
                          const PlanSpec& heuristic, const RunOptions& options, RowResult& row);
 
 // Today's time is slower than the stored one: the lower end of today's median CI is above the
-// stored median's upper CI end (its median when no CI was stored) by more than `min_effect`.
+// stored median's upper CI end (its median when no CI was stored) by more than `min_effect`
+// (the caller passes the cross-run band, report/noise_model.hpp's cross_run_band).
 bool got_slower(double today_ci_lo_ms, double stored_ci_hi_ms, double min_effect);
 
 }  // namespace dnnbench

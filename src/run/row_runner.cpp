@@ -10,6 +10,7 @@
 #include "run/oracle.hpp"
 #include "run/plan_session.hpp"
 #include "run/plans_from.hpp"
+#include "run/repeat.hpp"
 #include "tensor/npy.hpp"
 
 namespace dnnbench {
@@ -24,6 +25,11 @@ void dump_outputs(const GraphData& data, const PlanBuffers& buffers, const RowRe
     const auto& desc = graph.tensor(uid);
     write_npy(folder / (sanitize_for_path(desc.name) + ".npy"), buffers.host(uid).to_dense(), desc.dtype);
   }
+}
+
+// The figure `compare` judges (report/peaks.hpp's primary_stats): kernel time where there is one.
+double primary_median(const RowResult& row) {
+  return row.gpu_kernel_stats ? row.gpu_kernel_stats->median : row.host_stats->median;
 }
 
 }  // namespace
@@ -51,6 +57,10 @@ std::string_view fp32_math_name(Fp32Math math) {
   return math == Fp32Math::tf32 ? "tf32" : "strict";
 }
 
+std::string_view reduced_precision_name(ReducedPrecision policy) {
+  return policy == ReducedPrecision::skip ? "skip" : "allow";
+}
+
 RowResult run_row(GraphData& data, Provider& provider, Stream& stream, const EngineInfo& engine,
                   const RunOptions& options) {
   const auto& graph = data.graph();
@@ -62,6 +72,7 @@ RowResult run_row(GraphData& data, Provider& provider, Stream& stream, const Eng
   row.analytical_flops = data.cost().flops;
   row.analytical_io_bytes = data.cost().min_bytes;
   row.fp32_math = fp32_math_of(graph, engine);
+  row.reduced_precision = uses_reduced_precision(engine);
   HostTimer row_timer, stage_timer;
   const char* stage = "heuristic";
   // Closes the stage that ran since the last call under `name`.
@@ -80,10 +91,9 @@ RowResult run_row(GraphData& data, Provider& provider, Stream& stream, const Eng
 
     stage = "build";
     auto& session = held.emplace(data, provider, stream, *heuristic);
-    session.set_tf32_math(uses_tf32_math(engine));
+    judge_as_engine_notes_say(session, engine);
     session.set_measure_options(options.measure);
     session.set_clock_source(gpu_clock_source(provider));
-    session.set_winograd(uses_winograd(engine));
     row.cpu_build_time_ms = session.build_ms();
     row.plan_name = session.plan().name();
     row.workspace_bytes = static_cast<std::int64_t>(session.plan().workspace_bytes());
@@ -132,6 +142,10 @@ RowResult run_row(GraphData& data, Provider& provider, Stream& stream, const Eng
     stage = "kernel activity";
     session.record_kernels(m);
     lap("kernel activity");
+    stage = "other regime";
+    session.measure_other_regime(m);
+    lap("other regime");
+    m.timing.fill = std::string(fill_kind_name(options.fill));
     row.kernels = m.kernels;
     row.kernel_sum_stats = m.kernel_sum;
     row.host_stats = m.host;
@@ -154,6 +168,11 @@ RowResult run_row(GraphData& data, Provider& provider, Stream& stream, const Eng
     stage = "release";
     held.reset();
     lap("release");
+    if (options.repeat > 1 && row.correctness->passed) {
+      stage = "repeat";
+      row.repeat = measure_repeats(data, provider, stream, *heuristic, options, primary_median(row));
+      lap("repeat");
+    }
   } catch (const Unsupported& e) {
     row.status = RowStatus::skipped;
     row.skip_reason = e.what();

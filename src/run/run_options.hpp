@@ -22,6 +22,9 @@ struct OracleOptions {
   int max_plans = 32;          // per row
   double max_seconds = 30;     // per row's sweep
   double min_effect = 0.01;    // smallest speedup - 1 called significant (--oracle-min-effect)
+  // --oracle-regimes both: the sweep's leading candidates timed again in the other regime
+  // (OracleResult::other_regime): a plan that wins cool can lose at the power cap.
+  bool both_regimes = false;
   // Sweep measurements are short: they only rank candidates; the winner is re-timed paired.
   AdaptiveLimits sweep{0.02, 5, 10, 200, 250};
 };
@@ -29,12 +32,22 @@ struct OracleOptions {
 enum class Fp32Math { strict, tf32 };
 std::string_view fp32_math_name(Fp32Math math);
 
+// --reduced-precision: engines whose notes say they accumulate in a reduced precision (a sum of
+// fp16 products in fp16) give legitimately larger errors; allow runs them at a tolerance that
+// says so, skip lists them as skipped.
+enum class ReducedPrecision { allow, skip };
+std::string_view reduced_precision_name(ReducedPrecision policy);
+
 enum class CacheMode { hot, cold };
 std::string_view cache_mode_name(CacheMode mode);
-// Idle gaps between timed samples so the GPU runs below its power cap (--pacing).
-enum class Pacing { off, when_capped, always };
-std::string_view pacing_name(Pacing pacing);
-std::optional<Pacing> pacing_from_name(std::string_view name);
+// The power regime a number is measured in (--regime; docs/methodology.md, "Power regimes").
+// sustained: samples back to back once the device is steady, as in a training or inference loop;
+// on a power-capped GPU this is the figure at the cap. paced: an idle gap after every sample, so
+// the device runs below its cap: the per-kernel best case, which no loop sees.
+enum class Regime { sustained, paced };
+std::string_view regime_name(Regime regime);
+std::optional<Regime> regime_from_name(std::string_view name);
+Regime other_regime(Regime regime);
 
 // How each sample is taken (docs/methodology.md says what the resulting time means).
 struct MeasureOptions {
@@ -61,14 +74,19 @@ struct MeasureOptions {
   // kernels[] and kernel_sum_stats (--no-kernel-activity: none; also none where CUPTI is absent).
   bool kernel_activity = true;
   // Under sustained load the H200 sits at its power cap and its SM clock falls 13-27% below boost,
-  // so a long kernel's time depends on what ran before it (shared/reference/ANCHORS.md). With
-  // pacing, each sample is followed by an idle gap that keeps the device's duty cycle at
-  // `pacing_duty`. when_capped (default): from the first warm-up reading in which the driver
-  // reports the power cap or a thermal slowdown on; always; off. The 50% duty: a 4096x4096x11008
-  // fp16 GEMM (0.5 ms) ran at 1440 MHz and 598 us back to back, at 1965 MHz and 511 us with 50%
-  // duty, 1980 MHz and 509 us with 25%; Nsight Compute read 503-505 us (bench/RESULTS.md).
-  Pacing pacing = Pacing::when_capped;
+  // so a long kernel's time depends on the regime (shared/reference/ANCHORS.md). sustained (the
+  // default): what a user's loop gets, the figure to quote; the GPU was measured 15% slower on a
+  // bf16 8192^3 GEMM back to back than paced, and PyTorch's training loop sees the former.
+  // paced: each sample is followed by an idle gap that keeps the device's duty cycle at
+  // `pacing_duty`. The 50% duty: a 4096x4096x11008 fp16 GEMM (0.5 ms) ran at 1440 MHz and 598 us
+  // back to back, at 1965 MHz and 511 us with 50% duty, 1980 MHz and 509 us with 25%
+  // (bench/RESULTS.md).
+  Regime regime = Regime::sustained;
   double pacing_duty = 0.5;
+  // Sustained rows the driver reports at the power cap also get a short paced figure
+  // (TimingInfo::other_regime): this many samples with idle gaps after the measurement (0: none).
+  // Seven samples of ~10 ms with their gaps cost ~0.15 s a capped row.
+  std::int64_t other_regime_samples = 7;
   SteadyStateLimits steady;  // warm-up until steady; max_ms is --warmup-max-ms
   // The SM clock's relative movement during sampling above which a row is flagged clock_unstable.
   double clock_tolerance = 0.02;
@@ -88,14 +106,17 @@ struct RunOptions {
   std::optional<std::int64_t> iters;  // fixed sample count; unset: adaptive rule
   AdaptiveLimits adaptive;
   std::uint64_t seed = 42;
-  FillKind fill = FillKind::full;  // --fill (tensor/fill.hpp says what each kind is for)
+  FillKind fill = FillKind::normal;  // --fill (tensor/fill.hpp says what each kind is for)
   // --fp32-math: which engines may run fp32 graphs. strict (default): only engines that compute
   // in fp32; an engine that rounds fp32 inputs to TF32 is listed as skipped. tf32: those run too,
   // judged at the TF32 tolerance. docs/methodology.md says why strict is the default.
   Fp32Math fp32_math = Fp32Math::strict;
+  ReducedPrecision reduced_precision = ReducedPrecision::allow;
   std::optional<double> rtol, atol;  // override the per-dtype defaults
   std::optional<std::string> dump_tensors_dir;
   bool save_samples = false;
+  // --repeat N: each row's plan measured in N fresh plan instances (row.repeat); 1: once.
+  std::int64_t repeat = 1;
   ValidationLimits limits;
   // Host and device bytes a graph may need (run/memory_budget.hpp); unset: a safe fraction of
   // what is free.

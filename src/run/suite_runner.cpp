@@ -134,7 +134,7 @@ bool run_graph(GraphResult& result, const Graph& graph, std::vector<ProviderSlot
       add(std::move(row));
       continue;
     }
-    const auto [wanted, selection, refused_math] =
+    const auto [wanted, selection, refused] =
         row_engines(offered, options, provider.name(), result.content_hash);
     const auto first_row = result.results.size();
     for (const auto& engine : selection.engines) {
@@ -152,17 +152,14 @@ bool run_graph(GraphResult& result, const Graph& graph, std::vector<ProviderSlot
       if (auto regret = graph_regret(data, provider, *slot.stream, rows, options))
         result.regret.push_back(std::move(*regret));
     }
-    for (const auto& engine : refused_math) {
+    for (const auto& [engine, reason] : refused) {
       if (reuse(provider.name(), engine.id)) continue;
-      auto row =
-          skipped_row(&data, provider.name(),
-                      "the engine computes fp32 data in TF32 (its inputs rounded to a 10-bit mantissa); "
-                      "--fp32-math strict (the default) runs only fp32 arithmetic: --fp32-math tf32 "
-                      "runs it");
+      auto row = skipped_row(&data, provider.name(), reason);
       row.engine_id = engine.id;
       row.engine_name = engine.name;
       row.engine_notes = engine.notes;
       row.fp32_math = fp32_math_of(graph, engine);
+      row.reduced_precision = uses_reduced_precision(engine);
       add(std::move(row));
     }
     for (const auto& id : selection.missing) {
@@ -294,7 +291,17 @@ RowEngines row_engines(const std::vector<EngineInfo>& offered, const RunOptions&
   rows.selection = select_engines(offered, rows.wanted.ids, options.skip_engines);
   // --fp32-math strict: engines that round fp32 inputs to TF32 are listed, not run, and do not
   // count against --max-engines (its top N are N engines that compute what the graph asks).
-  rows.refused_math = take_refused_by_fp32_math(rows.selection.engines, options.fp32_math);
+  for (auto& e : take_refused_by_fp32_math(rows.selection.engines, options.fp32_math))
+    rows.refused.push_back(
+        {std::move(e),
+         "the engine computes fp32 data in TF32 (its inputs rounded to a 10-bit mantissa); "
+         "--fp32-math strict (the default) runs only fp32 arithmetic: --fp32-math tf32 "
+         "runs it"});
+  for (auto& e : take_refused_by_reduced_precision(rows.selection.engines, options.reduced_precision))
+    rows.refused.push_back({std::move(e),
+                            "the engine accumulates in a reduced precision (REDUCED_PRECISION_REDUCTION); "
+                            "--reduced-precision skip: --reduced-precision allow runs it, judged on the "
+                            "normalized error"});
   if (options.max_engines > 0 &&
       rows.selection.engines.size() > static_cast<std::size_t>(options.max_engines))
     rows.selection.engines.resize(static_cast<std::size_t>(options.max_engines));
@@ -307,13 +314,29 @@ std::optional<std::string> WantedEngines::label_of(const EngineInfo& engine) con
   return std::nullopt;
 }
 
+namespace {
+
+// Removes the engines `refuse` is true of from `engines` (order kept) and returns them.
+template <typename Predicate>
+std::vector<EngineInfo> take_engines_where(std::vector<EngineInfo>& engines, Predicate refuse) {
+  const auto taken =
+      std::stable_partition(engines.begin(), engines.end(), [&](const EngineInfo& e) { return !refuse(e); });
+  std::vector<EngineInfo> refused(taken, engines.end());
+  engines.erase(taken, engines.end());
+  return refused;
+}
+
+}  // namespace
+
 std::vector<EngineInfo> take_refused_by_fp32_math(std::vector<EngineInfo>& engines, Fp32Math math) {
   if (math != Fp32Math::strict) return {};
-  const auto tf32 = std::stable_partition(engines.begin(), engines.end(),
-                                          [](const EngineInfo& e) { return !uses_tf32_math(e); });
-  std::vector<EngineInfo> refused(tf32, engines.end());
-  engines.erase(tf32, engines.end());
-  return refused;
+  return take_engines_where(engines, uses_tf32_math);
+}
+
+std::vector<EngineInfo> take_refused_by_reduced_precision(std::vector<EngineInfo>& engines,
+                                                          ReducedPrecision policy) {
+  if (policy != ReducedPrecision::skip) return {};
+  return take_engines_where(engines, uses_reduced_precision);
 }
 
 EngineSelection select_engines(const std::vector<EngineInfo>& offered, const std::vector<std::string>& wanted,

@@ -103,6 +103,15 @@ EngineSelection select_engines(const std::vector<EngineInfo>& offered, const std
 // --fp32-math strict: removes the engines that compute fp32 data in TF32 from `engines` (order
 // kept) and returns them, to be listed as skipped rows; tf32: removes none.
 std::vector<EngineInfo> take_refused_by_fp32_math(std::vector<EngineInfo>& engines, Fp32Math math);
+// --reduced-precision skip: the same for engines that accumulate in a reduced precision.
+std::vector<EngineInfo> take_refused_by_reduced_precision(std::vector<EngineInfo>& engines,
+                                                          ReducedPrecision policy);
+
+// An engine a policy option lists as a skipped row instead of running it, and why.
+struct RefusedEngine {
+  EngineInfo engine;
+  std::string reason;
+};
 
 // The engines a provider should run: its lines of the recipe's [[engines]] matrix when it has
 // any (with their labels), else --engine.
@@ -114,12 +123,13 @@ struct WantedEngines {
 WantedEngines wanted_engines(const RunOptions& options, std::string_view provider);
 
 // The rows one provider gives a graph: the engines to run (--engine / --engine-matrix /
-// --plans-from, less --skip-engine and --fp32-math strict's refusals, cut to --max-engines), the
-// engines --fp32-math strict lists as skipped rows, and the wanted engines it does not offer.
+// --plans-from, less --skip-engine and the policies' refusals, cut to --max-engines), the
+// engines --fp32-math strict and --reduced-precision skip list as skipped rows, and the wanted
+// engines it does not offer.
 struct RowEngines {
   WantedEngines wanted;
   EngineSelection selection;
-  std::vector<EngineInfo> refused_math;
+  std::vector<RefusedEngine> refused;
 };
 RowEngines row_engines(const std::vector<EngineInfo>& offered, const RunOptions& options,
                        std::string_view provider, const std::optional<std::string>& content_hash);

@@ -39,7 +39,8 @@ Tolerance default_tolerance(DataType output_type, std::int64_t reduction_length)
   }
   const double scale =
       std::max(1.0, std::sqrt(static_cast<double>(std::max<std::int64_t>(reduction_length, 1)) / 64.0));
-  return {rtol, atol * scale, fmt::format("default {}, reduction length {}", name, reduction_length)};
+  return {rtol, atol * scale, fmt::format("default {}, reduction length {}", name, reduction_length),
+          std::nullopt};
 }
 
 Tolerance tf32_math_tolerance(DataType output_type, std::int64_t reduction_length) {
@@ -61,6 +62,19 @@ Tolerance with_fp32_reference(Tolerance base, std::int64_t reduction_length) {
   base.rtol += fp32.rtol;
   base.atol += fp32.atol;
   base.basis += ", + fp32 default for the fp32-accumulating reference";
+  return base;
+}
+
+Tolerance reduced_precision_tolerance(Tolerance base, DataType output_type, std::int64_t reduction_length) {
+  // Unit roundoff: half the spacing of 1.0's neighbours (2^-p for p stored mantissa bits + 1).
+  double u = 0x1.0p-11;  // fp16, also for wider outputs of a reduced-precision sum
+  if (output_type == DataType::bf16) u = 0x1.0p-8;
+  if (output_type == DataType::fp8_e4m3) u = 0x1.0p-4;
+  if (output_type == DataType::fp8_e5m2) u = 0x1.0p-3;
+  const double n = static_cast<double>(std::max<std::int64_t>(reduction_length, 1));
+  base.max_norm_rel = std::min(0.5, std::max(base.rtol, 2.0 * u * std::sqrt(n)));
+  base.basis += fmt::format(", reduced-precision reduction (engine note): judged on norm_rel <= {:.2e}",
+                            *base.max_norm_rel);
   return base;
 }
 
@@ -155,7 +169,7 @@ CompareResult compare_values(const Dense& out, const Dense& ref, const Tolerance
   }
   r.norm_rel_error = ref_sq > 0 ? std::sqrt(diff_sq / ref_sq) : std::sqrt(diff_sq);
   if (r.nonfinite > 0) r.norm_rel_error = INFINITY;
-  r.passed = r.mismatches == 0;
+  r.passed = tol.max_norm_rel ? r.nonfinite == 0 && r.norm_rel_error <= *tol.max_norm_rel : r.mismatches == 0;
   return r;
 }
 

@@ -14,6 +14,10 @@ namespace dnnbench {
 struct Tolerance {
   double rtol = 0, atol = 0;
   std::string basis;  // how it was chosen, e.g. "default half, reduction 576" or "--rtol/--atol"
+  // Set: the output is judged on its normalized error ||out - ref|| / ||ref|| <= max_norm_rel
+  // (elementwise mismatches against rtol/atol are still counted and reported, not judged); NaN
+  // or Inf where the reference is finite still fails.
+  std::optional<double> max_norm_rel;
 };
 
 // Per-dtype defaults, scaled with the reduction length: rounding error of a sum of n terms
@@ -33,6 +37,13 @@ Tolerance winograd_tolerance(Tolerance base);
 // error (at most what an fp32 library's is) adds to the error budget, so fp32's default
 // tolerance at this reduction length is added to `base`, said in its basis.
 Tolerance with_fp32_reference(Tolerance base, std::int64_t reduction_length);
+// For an engine that accumulates in a reduced precision (its note: REDUCED_PRECISION_REDUCTION;
+// a sum of fp16 products kept in fp16): every partial sum is rounded to that type, so an element
+// whose terms cancel (a reference near zero) is off by many of its own ulps while the output as a
+// whole is right. Judged on the normalized error instead: at most 2 u sqrt(n), the random-walk
+// growth of n roundings of unit roundoff u (the output's type; fp16's for wider outputs), capped
+// at 0.5 (a wrong output sits near 1 or above).
+Tolerance reduced_precision_tolerance(Tolerance base, DataType output_type, std::int64_t reduction_length);
 
 struct CompareResult {
   bool passed = true;

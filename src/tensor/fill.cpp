@@ -90,10 +90,30 @@ FillRange fill_range_for(const Graph& graph, std::int64_t uid) {
 }
 
 std::string_view fill_kind_name(FillKind kind) {
-  return kind == FillKind::grid ? "grid" : "full";
+  switch (kind) {
+    case FillKind::uniform:
+      return "uniform";
+    case FillKind::grid:
+      return "grid";
+    case FillKind::normal:
+      break;
+  }
+  return "normal";
+}
+
+std::optional<FillKind> fill_kind_from_name(std::string_view name) {
+  if (name == "full") return FillKind::uniform;
+  for (auto kind : {FillKind::normal, FillKind::uniform, FillKind::grid})
+    if (fill_kind_name(kind) == name) return kind;
+  return std::nullopt;
 }
 
 namespace {
+
+// Normal draws are cut at this many standard deviations (a draw beyond is drawn again: 6e-5 of
+// them): no input is an outlier that would overflow a narrow type's sum or exp (fp8 e4m3 holds
+// 448), and the distribution is otherwise torch.randn's.
+constexpr double kNormalCutSigmas = 4.0;
 
 // The values of one tensor's fill, block by block: fixed blocks of kFillBlock elements, each with
 // a stream of its own drawn from the tensor's, so that the values depend on the seed, the uid and
@@ -106,7 +126,10 @@ class SeededFill {
         // Per-tensor stream: the same uid gets the same values whatever else the graph holds.
         tensor_state_(seed ^ (0xd1b54a32d192ed03ull * static_cast<std::uint64_t>(desc.uid + 1))),
         integral_(!dtype_is_floating(desc.dtype)),
-        full_(kind == FillKind::full && !integral_ && dtype_size(desc.dtype) >= 4),
+        draw_(integral_ || kind == FillKind::grid ? Draw::grid
+              // A constrained range (positive, away from zero) keeps uniform draws inside it.
+              : kind == FillKind::normal && range.lo == -range.hi && !range.exclude_zero ? Draw::normal
+                                                                                         : Draw::uniform),
         // A 1/64 grid keeps values exact in bf16 (8 significant bits) for |v| < 4.
         step_(integral_ ? 1.0 : 1.0 / 64.0),
         lo_(static_cast<std::int64_t>(std::ceil(range.lo / step_))),
@@ -117,30 +140,57 @@ class SeededFill {
   void block(std::int64_t block, double* out, std::int64_t n) const {
     std::uint64_t mix = tensor_state_ ^ (0xbf58476d1ce4e5b9ull * static_cast<std::uint64_t>(block + 1));
     std::uint64_t state = splitmix64(mix);
-    for (std::int64_t i = 0; i < n; ++i) {
-      double v;
-      if (full_) {
-        do {
-          // 53 random bits: uniform in [0, 1) at double precision, then rounded to the dtype.
-          const double u = static_cast<double>(splitmix64(state) >> 11) * 0x1.0p-53;
-          v = round_to(dtype_, range_.lo + (range_.hi - range_.lo) * u);
-        } while (v == 0 || v < range_.lo || v > range_.hi);
-      } else {
-        std::int64_t k;
-        do {
-          k = lo_ + static_cast<std::int64_t>(splitmix64(state) % span_);
-        } while ((range_.exclude_zero || !integral_) && k == 0);  // no exact zeros in float fills
-        v = static_cast<double>(k) * step_;
-      }
-      out[i] = v;
+    switch (draw_) {
+      case Draw::normal:
+        return normal_block(state, out, n);
+      case Draw::uniform:
+        for (std::int64_t i = 0; i < n; ++i) {
+          double v;
+          do v = round_to(dtype_, range_.lo + (range_.hi - range_.lo) * unit(state));
+          while (v == 0 || v < range_.lo || v > range_.hi);
+          out[i] = v;
+        }
+        return;
+      case Draw::grid:
+        for (std::int64_t i = 0; i < n; ++i) {
+          std::int64_t k;
+          do {
+            k = lo_ + static_cast<std::int64_t>(splitmix64(state) % span_);
+          } while ((range_.exclude_zero || !integral_) && k == 0);  // no exact zeros in float fills
+          out[i] = static_cast<double>(k) * step_;
+        }
+        return;
     }
   }
 
  private:
+  enum class Draw { normal, uniform, grid };
+
+  // 53 random bits: uniform in [0, 1) at double precision.
+  static double unit(std::uint64_t& state) {
+    return static_cast<double>(splitmix64(state) >> 11) * 0x1.0p-53;
+  }
+
+  // Box-Muller pairs, N(0, range.hi), cut at kNormalCutSigmas and rounded to the dtype; no zeros
+  // (a rounded draw of zero is drawn again, as in every float fill).
+  void normal_block(std::uint64_t& state, double* out, std::int64_t n) const {
+    const double sigma = range_.hi, cut = kNormalCutSigmas * sigma;
+    std::int64_t i = 0;
+    while (i < n) {
+      const double radius = sigma * std::sqrt(-2.0 * std::log(1.0 - unit(state)));  // 1 - u: never log(0)
+      const double angle = 2.0 * 3.14159265358979323846 * unit(state);
+      for (const double z : {radius * std::cos(angle), radius * std::sin(angle)}) {
+        const double v = round_to(dtype_, z);
+        if (i < n && v != 0 && std::abs(v) <= cut) out[i++] = v;
+      }
+    }
+  }
+
   DataType dtype_;
   FillRange range_;
   std::uint64_t tensor_state_;
-  bool integral_, full_;
+  bool integral_;
+  Draw draw_;
   double step_;
   std::int64_t lo_;
   std::uint64_t span_;

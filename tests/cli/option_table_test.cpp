@@ -41,7 +41,8 @@ std::string state(const RunCommand& c) {
       "min_ms={} max_ms={} cache={} latency={} idle={} batch={} split={} steady_ms={} clock_tol={} seed={} "
       "rtol={} atol={} dump={} samples={} max_graph={} max_memory={} oracle={} aa={} plans={} secs={} "
       "effect={} max_engines={} entry={} total={} heur={} gpu_ref={} calibration={} fill={} fp32_math={} "
-      "replay={} kernels={} pacing={} csv={} dims={} shard={} mixed={} shared={} rank_timeout={} "
+      "replay={} kernels={} regime={} other_regime={} reduced={} oracle_regimes={} csv={} dims={} shard={} "
+      "mixed={} shared={} rank_timeout={} "
       "export_plans={} "
       "plans_from={} profile={} profile_dir={} compile_ahead={}",
       c.graphs, c.providers, c.engines, c.skip_engines, c.ops, c.output, c.verbose, c.quiet, c.progress,
@@ -53,10 +54,11 @@ std::string state(const RunCommand& c) {
       opt(o.dump_tensors_dir), o.save_samples, o.limits.max_graph_bytes, opt(o.max_memory), o.oracle.enabled,
       o.oracle.aa_self_check, o.oracle.max_plans, o.oracle.max_seconds, o.oracle.min_effect, o.max_engines,
       o.archive.max_entry_bytes, o.archive.max_total_bytes, opt(o.provider_settings.cudnn_heur_mode),
-      o.gpu_reference, opt(o.calibration_file), o.fill == FillKind::grid ? "grid" : "full",
-      fp32_math_name(o.fp32_math), o.measure.graph_replay, o.measure.kernel_activity,
-      pacing_name(o.measure.pacing), c.csv, c.dims, c.shard, c.allow_mixed_ranks, c.allow_shared_device,
-      c.rank_timeout_s, c.export_plans, c.plans_from, c.profile, c.profile_dir, c.compile_ahead);
+      o.gpu_reference, opt(o.calibration_file), fill_kind_name(o.fill), fp32_math_name(o.fp32_math),
+      o.measure.graph_replay, o.measure.kernel_activity, regime_name(o.measure.regime),
+      o.measure.other_regime_samples, reduced_precision_name(o.reduced_precision), o.oracle.both_regimes,
+      c.csv, c.dims, c.shard, c.allow_mixed_ranks, c.allow_shared_device, c.rank_timeout_s, c.export_plans,
+      c.plans_from, c.profile, c.profile_dir, c.compile_ahead);
 }
 
 // A value of the option's kind that differs from its default: as command-line arguments and as a
@@ -72,8 +74,10 @@ Sample sample_for(const RunOptionSpec& spec) {
   switch (spec.kind) {
     case OptionKind::flag:
       return {{flag}, line("true")};
-    case OptionKind::integer:
-      return {{flag, "7"}, line("7")};
+    case OptionKind::integer: {
+      const std::string value = spec.default_text == "7" ? "9" : "7";  // not the default
+      return {{flag, value}, line(value)};
+    }
     case OptionKind::seed:
       return {{flag, "12345"}, line("12345")};
     case OptionKind::number:

@@ -61,6 +61,46 @@ CliResult dump_samples(const fs::path& dump, const std::string& graphs) {
     }                                                                           \
   } while (0)
 
+// The default fill draws every input at the full precision of its type: a bf16 graph's dumped
+// inputs are bf16 values (written as fp32) that use bf16's mantissa, not the 1/64 grid of the
+// old default (a GPU clocks higher on few switching bits, so grid data read up to 10% fast).
+TEST(DumpCheck, Bf16InputsAreFullPrecisionNotOnAGrid) {
+  SKIP_WITHOUT_NUMPY();
+  TempDir dir;
+  const fs::path dump = dir / "dump";
+  const auto run = dump_samples(dump, source_path("graphs/samples/matmul_batched_bf16.json"));
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const std::string script =
+      "import glob, sys, numpy as np\n"
+      "files = sorted(glob.glob(sys.argv[1] + '/*/inputs/*.npy'))\n"
+      "assert files, 'no inputs dumped'\n"
+      "for f in files:\n"
+      "    v = np.load(f).astype(np.float64).ravel()\n"
+      "    bf16 = (np.float32(v).view(np.uint32) & 0xFFFF) == 0\n"
+      "    grid = np.floor(v * 64) == v * 64\n"
+      "    print(f.split('/')[-1], v.size, 'bf16-exact', bf16.mean(), 'on-grid', grid.mean(), 'std', "
+      "v.std())\n";
+  const fs::path py = dir / "grid.py";
+  std::ofstream(py) << script;
+  const std::string command = shell_quote(kPython) + " " + shell_quote(py.string()) + " " +
+                              shell_quote(dump.string()) + " >" + shell_quote((dir / "out").string()) +
+                              " 2>&1";
+  ASSERT_EQ(std::system(command.c_str()), 0) << read_text(dir / "out");
+  const auto lines = lines_of(read_text(dir / "out"));
+  ASSERT_FALSE(lines.empty());
+  for (const auto& line : lines) {
+    std::istringstream in(line);
+    std::string name, tag_exact, tag_grid, tag_std;
+    double size = 0, exact = 0, on_grid = 1, std_dev = 0;
+    in >> name >> size >> tag_exact >> exact >> tag_grid >> on_grid >> tag_std >> std_dev;
+    EXPECT_EQ(exact, 1.0) << line << ": every value is a bf16 value";
+    // bf16 keeps 8 significant bits: values above 1 in magnitude are on a 1/128 grid, above 2 on
+    // 1/64's; about 30% of N(0, 1) draws land on the 1/64 grid, every one of the grid fill's.
+    EXPECT_LT(on_grid, 0.45) << line << ": not the 1/64 grid";
+    EXPECT_NEAR(std_dev, 1.0, 0.15) << line << ": the normal fill, N(0, 1)";
+  }
+}
+
 TEST(DumpCheck, NumpyAgreesWithReferenceAndEnginesOnEverySample) {
   SKIP_WITHOUT_NUMPY();
   TempDir dir;

@@ -75,14 +75,6 @@ TEST(Verdict, MedianCiFallbackWithoutSamples) {
   EXPECT_EQ(time_ratio(timed_row("onednn", "e", 1.0), timed_row("onednn", "e", 1.0))->method, "bootstrap");
 }
 
-TEST(Verdict, RecordedNoiseFloorWidensTheBand) {
-  const json quiet = json::object();
-  const json noisy = {{"noise_floor", {{"short_spread", 0.08}, {"long_spread", 0.02}}}};
-  EXPECT_DOUBLE_EQ(noise_band(0.03, quiet, quiet, 0.05), 0.03);
-  EXPECT_DOUBLE_EQ(noise_band(0.03, quiet, noisy, 0.05), 0.08);  // short kernel: short_spread
-  EXPECT_DOUBLE_EQ(noise_band(0.03, noisy, quiet, 5.0), 0.03);   // long kernel: 2% < min effect
-}
-
 TEST(Compare, RunWithItselfHasNoFasterOrSlower) {
   const auto a =
       run({graph("g1", {timed_row("onednn", "jit:avx2", 1.0), timed_row("onednn", "ref:any", 9.0)}, "h1"),

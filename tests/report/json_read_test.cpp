@@ -43,8 +43,11 @@ RowResult full_row() {
                           12.5,
                           11.0,
                           20.0,
-                          "duty 50% (the driver reported the power cap or a thermal slowdown in the warm-up)",
+                          "sustained",
+                          "uniform",
+                          "duty 50% (--regime paced)",
                           9.5,
+                          TimingInfo::OtherRegime{"paced", 7, 0.42, 1950.0},
                           ClockSummary{4, MinMaxMean{1700, 1980, 1800}, MinMaxMean{2619, 2619, 2619},
                                        MinMaxMean{40, 45, 42}, std::nullopt, true, 0.25},
                           {1.0, 2.0}};

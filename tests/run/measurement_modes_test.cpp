@@ -77,28 +77,36 @@ TEST(MeasurementModes, LatencyIdlesBeforeEachExecution) {
   EXPECT_GE(row.timing->wall_ms, 5 * 3.0);
 }
 
-TEST(MeasurementModes, PacingAlwaysIdlesAsLongAsItSamples) {
+TEST(MeasurementModes, PacedRegimeIdlesAsLongAsItSamples) {
   auto options = quick_options();
-  options.measure.pacing = Pacing::always;
+  options.measure.regime = Regime::paced;
   options.measure.batch = 200;  // samples of a few ms, so the idle time is measurable
   const auto row = run_reference_row(options);
   ASSERT_EQ(row.status, RowStatus::success) << row.error_message.value_or("");
   EXPECT_NE(row.timing->pacing.find("duty 50%"), std::string::npos) << row.timing->pacing;
+  EXPECT_EQ(row.timing->regime, "paced");
   // At 50% duty each sample is followed by as long an idle gap: the gaps are about the samples'
   // own elapsed time, and both sit inside the loop's wall time.
   EXPECT_NEAR(row.timing->pacing_idle_ms, row.timing->elapsed_ms, 0.2 * row.timing->elapsed_ms + 1);
   EXPECT_GE(row.timing->wall_ms, row.timing->elapsed_ms + row.timing->pacing_idle_ms * 0.9);
 }
 
-TEST(MeasurementModes, PacingWhenCappedNeedsAClockThatSaysSo) {
-  // A host provider has no GPU sensors: the default pacing never starts.
+TEST(MeasurementModes, SustainedRegimeIsTheDefaultAndNeverIdles) {
   const auto row = run_reference_row(quick_options());
   ASSERT_EQ(row.status, RowStatus::success) << row.error_message.value_or("");
-  EXPECT_EQ(row.timing->pacing, "not needed");
+  EXPECT_EQ(row.timing->regime, "sustained");
+  EXPECT_EQ(row.timing->fill, "normal");
+  EXPECT_EQ(row.timing->pacing, "off");
   EXPECT_EQ(row.timing->pacing_idle_ms, 0);
-  auto off = quick_options();
-  off.measure.pacing = Pacing::off;
-  EXPECT_EQ(run_reference_row(off).timing->pacing, "off");
+  // A host provider has no GPU sensors and no kernel timer: it never reports the power cap, so
+  // no paced figure is taken beside the sustained one.
+  EXPECT_FALSE(row.timing->other_regime.has_value());
+}
+
+TEST(MeasurementModes, RowsRecordTheirFill) {
+  auto options = quick_options();
+  options.fill = FillKind::grid;
+  EXPECT_EQ(run_reference_row(options).timing->fill, "grid");
 }
 
 TEST(MeasurementModes, StageTimesAddUpToTheRowTime) {

@@ -22,14 +22,15 @@ Dense dense(std::vector<std::int64_t> dims, std::vector<double> data) {
 }
 
 TEST(Compare, ExactMatchPasses) {
-  const auto r = compare_values(dense({2}, {1, 2}), dense({2}, {1, 2}), {1e-5, 1e-5, ""});
+  const auto r = compare_values(dense({2}, {1, 2}), dense({2}, {1, 2}), {1e-5, 1e-5, "", std::nullopt});
   EXPECT_TRUE(r.passed);
   EXPECT_EQ(r.max_abs_diff, 0);
   EXPECT_EQ(r.norm_rel_error, 0);
 }
 
 TEST(Compare, ReportsErrorsAndFirstMismatchIndex) {
-  const auto r = compare_values(dense({2, 2}, {1, 2, 3, 4.5}), dense({2, 2}, {1, 2, 3, 4}), {1e-3, 1e-3, ""});
+  const auto r = compare_values(dense({2, 2}, {1, 2, 3, 4.5}), dense({2, 2}, {1, 2, 3, 4}),
+                                {1e-3, 1e-3, "", std::nullopt});
   EXPECT_FALSE(r.passed);
   EXPECT_EQ(r.mismatches, 1);
   EXPECT_DOUBLE_EQ(r.max_abs_diff, 0.5);
@@ -50,7 +51,7 @@ TEST(Compare, LargeOutputsSplitOverThreadsGiveTheSerialFigures) {
   out.data[250001] += 0.5;
   out.data[150000] += 0.25;
   out.data[299999] = std::nan("");
-  const auto r = compare_values(out, ref, {1e-3, 1e-3, ""});
+  const auto r = compare_values(out, ref, {1e-3, 1e-3, "", std::nullopt});
   EXPECT_FALSE(r.passed);
   EXPECT_EQ(r.mismatches, 3);
   EXPECT_EQ(r.nonfinite, 1);
@@ -60,18 +61,19 @@ TEST(Compare, LargeOutputsSplitOverThreadsGiveTheSerialFigures) {
   out.data[299999] = ref.data[299999];
   double diff_sq = 0.5 * 0.5 + 0.25 * 0.25, ref_sq = 0;
   for (double v : ref.data) ref_sq += v * v;
-  EXPECT_NEAR(compare_values(out, ref, {1e-3, 1e-3, ""}).norm_rel_error, std::sqrt(diff_sq / ref_sq), 1e-12);
+  EXPECT_NEAR(compare_values(out, ref, {1e-3, 1e-3, "", std::nullopt}).norm_rel_error,
+              std::sqrt(diff_sq / ref_sq), 1e-12);
 }
 
 TEST(Compare, ToleranceIsAbsolutePlusRelative) {
-  const Tolerance tol{0.1, 0.01, ""};
+  const Tolerance tol{0.1, 0.01, "", std::nullopt};
   EXPECT_TRUE(compare_values(dense({1}, {10.9}), dense({1}, {10}), tol).passed);   // 0.9 <= 0.01 + 1.0
   EXPECT_FALSE(compare_values(dense({1}, {11.1}), dense({1}, {10}), tol).passed);  // 1.1 > 1.01
   EXPECT_TRUE(compare_values(dense({1}, {0.009}), dense({1}, {0}), tol).passed);
 }
 
 TEST(Compare, NanOrInfWhereReferenceIsFiniteAlwaysFails) {
-  const Tolerance loose{1e9, 1e9, ""};
+  const Tolerance loose{1e9, 1e9, "", std::nullopt};
   const auto r = compare_values(dense({2}, {NAN, INFINITY}), dense({2}, {1, 1}), loose);
   EXPECT_FALSE(r.passed);
   EXPECT_EQ(r.nonfinite, 2);
@@ -92,12 +94,12 @@ TEST(Compare, DefaultTolerancesPerTypeScaleWithReductionLength) {
 
 // The default fill of fp32 data uses every mantissa bit: an engine that rounds its inputs to
 // TF32 (10 mantissa bits) or bf16 changes nearly every value, so the rounding shows in its error.
-TEST(Fill, FullFillOfFp32IsNotExactInReducedPrecision) {
+TEST(Fill, UniformFillOfFp32IsNotExactInReducedPrecision) {
   GraphBuilder b;
   b.tensor("x", {4, 256});
   const auto& desc = b.graph().tensors[0];
-  const auto a = seeded_values(desc, {}, 1);
-  EXPECT_EQ(a.data, seeded_values(desc, {}, 1).data);
+  const auto a = seeded_values(desc, {}, 1, FillKind::uniform);
+  EXPECT_EQ(a.data, seeded_values(desc, {}, 1, FillKind::uniform).data);
   std::size_t exact_in_bf16 = 0, exact_in_fp16 = 0;
   for (double v : a.data) {
     EXPECT_NE(v, 0.0);
@@ -152,11 +154,93 @@ TEST(Fill, FillingTheStorageGivesTheSeededValuesInAnyStrides) {
   }
 }
 
-TEST(Fill, FullFillKeepsTheGridForNarrowTypes) {
+namespace {
+
+// The share of values that are multiples of 1/64 (the grid fill's values).
+double share_on_grid(const std::vector<double>& values) {
+  std::size_t on = 0;
+  for (double v : values) on += std::floor(v * 64) == v * 64;
+  return static_cast<double>(on) / static_cast<double>(values.size());
+}
+
+}  // namespace
+
+TEST(Compare, ReducedPrecisionToleranceJudgesTheNormalizedError) {
+  const auto tol = reduced_precision_tolerance(default_tolerance(DataType::f16, 576), DataType::f16, 576);
+  ASSERT_TRUE(tol.max_norm_rel.has_value());
+  EXPECT_NEAR(*tol.max_norm_rel, 2 * 0x1.0p-11 * 24, 1e-9);  // 2 u sqrt(576)
+  EXPECT_NE(tol.basis.find("reduced-precision"), std::string::npos) << tol.basis;
+  Dense ref({1000}), out({1000});
+  for (std::size_t i = 0; i < ref.data.size(); ++i)
+    ref.data[i] = out.data[i] = 1.0 + static_cast<double>(i % 7);
+  ref.data[3] = 1e-3;  // terms that cancelled: an fp16 sum is off by many of its ulps here
+  out.data[3] = 0.05;
+  const auto near_zero = compare_values(out, ref, tol);
+  EXPECT_TRUE(near_zero.passed) << "one element off near zero, the output right as a whole";
+  EXPECT_GT(near_zero.mismatches, 0) << "still counted and reported";
+  EXPECT_FALSE(compare_values(out, ref, default_tolerance(DataType::f16, 576)).passed);
+  auto wrong = out;
+  for (std::size_t i = 0; i < wrong.data.size(); i += 2) wrong.data[i] = -wrong.data[i];
+  EXPECT_FALSE(compare_values(wrong, ref, tol).passed) << "a wrong output is far above the bound";
+  auto nan = out;
+  nan.data[10] = std::nan("");
+  EXPECT_FALSE(compare_values(nan, ref, tol).passed);
+  // A long reduction's bound is capped: a wrong output (norm_rel near 1 or above) always fails.
+  EXPECT_EQ(*reduced_precision_tolerance(default_tolerance(DataType::f16, 1 << 30), DataType::f16, 1 << 30)
+                 .max_norm_rel,
+            0.5);
+}
+
+TEST(Fill, NormalFillUsesTheFullPrecisionOfNarrowTypes) {
+  for (const auto dtype : {DataType::f16, DataType::bf16, DataType::f32, DataType::fp8_e4m3}) {
+    GraphBuilder b;
+    b.tensor("x", {64, 1024}, dtype);
+    const auto values = seeded_values(b.graph().tensors[0], {}, 3).data;  // normal is the default
+    double sum = 0, sum_sq = 0;
+    for (double v : values) {
+      ASSERT_EQ(v, round_to(dtype, v)) << dtype_name(dtype) << ": values are rounded to the type";
+      ASSERT_NE(v, 0.0);
+      ASSERT_LE(std::abs(v), 4.0) << "cut at 4 sigma";
+      sum += v;
+      sum_sq += v * v;
+    }
+    const double n = static_cast<double>(values.size());
+    const double mean = sum / n, sigma = std::sqrt(sum_sq / n - mean * mean);
+    EXPECT_NEAR(mean, 0.0, 0.02) << dtype_name(dtype);
+    EXPECT_NEAR(sigma, 1.0, 0.02) << dtype_name(dtype) << ": N(0, 1), as torch.randn";
+    // bf16 keeps 8 significant bits: its values in [1, 2) are on a 1/128 grid (half of them on
+    // 1/64's) and above 2 all are; fp8 e4m3 keeps 4: most of its values are on the grid anyway.
+    // The grid fill puts every value there.
+    if (dtype != DataType::fp8_e4m3) {
+      EXPECT_LT(share_on_grid(values), dtype == DataType::bf16 ? 0.4 : 0.05)
+          << dtype_name(dtype) << ": not the 1/64 grid";
+    }
+  }
+}
+
+TEST(Fill, UniformFillIsOffTheGridInsideItsRange) {
   GraphBuilder b;
-  b.tensor("h", {4, 64}, DataType::f16);
-  const auto& desc = b.graph().tensors[0];
-  EXPECT_EQ(seeded_values(desc, {}, 3).data, seeded_values(desc, {}, 3, FillKind::grid).data);
+  b.tensor("h", {64, 256}, DataType::f16);
+  const auto values = seeded_values(b.graph().tensors[0], {}, 3, FillKind::uniform).data;
+  for (double v : values) {
+    ASSERT_EQ(v, round_to(DataType::f16, v));
+    ASSERT_GE(v, -1.0);
+    ASSERT_LE(v, 1.0);
+  }
+  EXPECT_LT(share_on_grid(values), 0.2);
+  EXPECT_EQ(fill_kind_from_name("full"), FillKind::uniform) << "the name of older recipes";
+  EXPECT_EQ(fill_kind_from_name("normal"), FillKind::normal);
+  EXPECT_FALSE(fill_kind_from_name("gaussian").has_value());
+}
+
+TEST(Fill, ConstrainedRangesStayInsideThemUnderTheNormalFill) {
+  GraphBuilder b;
+  b.tensor("var", {4096}, DataType::bf16);
+  const FillRange positive{0.5, 2.0, true};
+  for (double v : seeded_values(b.graph().tensors[0], positive, 9, FillKind::normal).data) {
+    ASSERT_GE(v, 0.5);
+    ASSERT_LE(v, 2.0);
+  }
 }
 
 TEST(Fill, SeededFillsAreDeterministicPerUidAndNeverZero) {

@@ -1,5 +1,6 @@
 #include "providers/crashtest/crashtest_provider.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -20,14 +21,32 @@ namespace {
 class FailingPlan final : public Plan {
  public:
   // `fails`: false runs the reference whatever the engine (a graph outside DNNBENCH_CRASHTEST_GRAPHS).
-  FailingPlan(std::string engine, bool fails, std::unique_ptr<Plan> reference)
-      : engine_(std::move(engine)), fails_(fails), reference_(std::move(reference)) {}
+  // `slowdown`: each execution takes this many times the reference's, or times `spin_ms` when
+  // that is set (1, 0: as long as the reference).
+  FailingPlan(std::string engine, bool fails, double slowdown, double spin_ms,
+              std::unique_ptr<Plan> reference)
+      : engine_(std::move(engine)),
+        fails_(fails),
+        slowdown_(slowdown),
+        spin_ms_(spin_ms),
+        reference_(std::move(reference)) {}
   std::string name() const override { return engine_; }
   std::size_t workspace_bytes() const override { return 0; }
   void bind(const Bindings& bindings, Stream& stream) override { reference_->bind(bindings, stream); }
   void execute(Stream& stream) override {
     if (fails_) fail();
+    if (slowdown_ <= 1 && spin_ms_ <= 0) return reference_->execute(stream);
+    // Spinning, not sleeping: a sleep overshoots by the scheduler's tick, a spin by nanoseconds,
+    // so the planted change is the factor asked for, whatever the reference's duration.
+    const auto start = std::chrono::steady_clock::now();
     reference_->execute(stream);
+    const auto base =
+        spin_ms_ > 0 ? std::chrono::duration<double, std::milli>(spin_ms_)
+                     : std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start);
+    const auto until = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                   base * std::max(1.0, slowdown_));
+    while (std::chrono::steady_clock::now() < until) {
+    }
   }
   void publish_outputs(Stream& stream) override { reference_->publish_outputs(stream); }
 
@@ -42,6 +61,7 @@ class FailingPlan final : public Plan {
 
   std::string engine_;
   bool fails_;
+  double slowdown_, spin_ms_;
   std::unique_ptr<Plan> reference_;
 };
 
@@ -56,6 +76,24 @@ bool fails_in(const Graph& graph) {
     rest.remove_prefix(comma == std::string_view::npos ? rest.size() : comma + 1);
   }
   return false;
+}
+
+// DNNBENCH_CRASHTEST_SLOWDOWN (crashtest_provider.hpp): the factor, 1 when unset or not a number > 1.
+double planted_slowdown(const Graph& graph) {
+  const char* text = std::getenv("DNNBENCH_CRASHTEST_SLOWDOWN");
+  if (!text || !fails_in(graph)) return 1;
+  char* end = nullptr;
+  const double factor = std::strtod(text, &end);
+  return end != text && *end == '\0' && factor > 1 && factor < 100 ? factor : 1;
+}
+
+// DNNBENCH_CRASHTEST_SPIN_MS (crashtest_provider.hpp): the fixed execution time, 0 when unset.
+double spin_ms() {
+  const char* text = std::getenv("DNNBENCH_CRASHTEST_SPIN_MS");
+  if (!text) return 0;
+  char* end = nullptr;
+  const double ms = std::strtod(text, &end);
+  return end != text && *end == '\0' && ms > 0 && ms < 1000 ? ms : 0;
 }
 
 // DNNBENCH_CRASHTEST_BUILD_AHEAD: where markers of builds done ahead go; empty when unset.
@@ -103,7 +141,7 @@ class CrashtestProvider final : public Provider {
     // a worker's tail holds the graph it died in, not the ones before).
     std::fprintf(stderr, "crashtest: built %s for graph %s\n", spec.engine_id.c_str(), graph.name.c_str());
     auto reference_spec = reference_->heuristic_plan(graph, reference_->engines(graph).front());
-    return std::make_unique<FailingPlan>(spec.engine_id, fails_in(graph),
+    return std::make_unique<FailingPlan>(spec.engine_id, fails_in(graph), planted_slowdown(graph), spin_ms(),
                                          reference_->build(graph, reference_spec));
   }
 

@@ -13,6 +13,12 @@
 // DNNBENCH_CRASHTEST_BUILD_AHEAD=FOLDER makes `ok` a slow build done ahead (run/build_ahead.hpp):
 // build_ahead() writes the marker FOLDER/<graph>.<engine>.<pid>, and a row's build() waits (up to
 // 20 s) for its graph's marker, as a row waits for a compile-ahead child's claim.
+// DNNBENCH_CRASHTEST_SLOWDOWN=FACTOR (e.g. 1.10) plants a known slowdown for `compare`'s tests:
+// every execution spins until it has taken FACTOR times the reference's own execution, in the
+// graphs of DNNBENCH_CRASHTEST_GRAPHS when that is set, else in every graph.
+// DNNBENCH_CRASHTEST_SPIN_MS=MS makes every execution last MS ms from its start (times the
+// slowdown), whatever the reference took below that: a wall-clock deadline that a loaded
+// machine's slower arithmetic does not move, so a test's planted change is the only change.
 // It decorates the reference provider rather than duplicating it: a test double, not a library.
 #include <memory>
 

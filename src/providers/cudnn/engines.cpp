@@ -48,7 +48,7 @@ std::string numerical_note(cudnnBackendNumericalNote_t note) {
     case CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS:
       return "DOWN_CONVERT_INPUTS";
     case CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION:
-      return "REDUCED_PRECISION_REDUCTION";
+      return std::string(kReducedPrecisionNote);
     case CUDNN_NUMERICAL_NOTE_FFT:
       return "FFT";
     case CUDNN_NUMERICAL_NOTE_NONDETERMINISTIC:

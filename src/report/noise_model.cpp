@@ -1,0 +1,99 @@
+#include "report/noise_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "report/peaks.hpp"
+
+namespace dnnbench {
+namespace {
+
+// Kernels shorter than this are "short" in `dnnbench calibrate` (run/calibration.hpp's
+// kShortKernelMs); reports do not depend on run/, so the figure is repeated here.
+constexpr double kShortKernelMs = 0.1;
+
+// Two IQRs either side: the seed successor's rule. For a normal, 2·IQR ≈ 2.7σ of one run's
+// samples, so a shift inside it is one a second process could draw from the same distribution.
+constexpr double kIqrMultiple = 2.0;
+
+std::optional<double> number(const nlohmann::json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key) || !j.at(key).is_number()) return std::nullopt;
+  return j.at(key).get<double>();
+}
+
+std::optional<double> repeat_spread(const RowResult& row) {
+  if (!row.repeat || row.repeat->medians_ms.size() < 2) return std::nullopt;
+  return row.repeat->spread;
+}
+
+std::optional<double> either_hypot(std::optional<double> a, std::optional<double> b) {
+  if (!a && !b) return std::nullopt;
+  // A side without its own figure is assumed as noisy as the other.
+  return std::hypot(a.value_or(*b), b.value_or(*a));
+}
+
+std::optional<double> larger(std::optional<double> a, std::optional<double> b) {
+  if (!a) return b;
+  if (!b) return a;
+  return std::max(*a, *b);
+}
+
+}  // namespace
+
+std::optional<double> relative_iqr(const RowResult& row) {
+  const auto& stats = primary_stats(row);
+  if (!stats || !(stats->median > 0)) return std::nullopt;
+  if (row.timing && row.timing->samples_ms.size() >= 4) {
+    // 2·MAD, not the quartiles themselves: the same figure for a normal (IQR = 1.349σ = 2·MAD),
+    // but robust to up to half the samples being outliers rather than a quarter. On a loaded
+    // machine a third of a 1 ms kernel's samples were preempted (5-20 ms): the median stayed
+    // within 0.1%, the IQR grew to 7x the median, and no 10% change could be seen.
+    const double median = stats->median;
+    std::vector<double> deviations;
+    deviations.reserve(row.timing->samples_ms.size());
+    for (double x : row.timing->samples_ms) deviations.push_back(std::abs(x - median));
+    std::sort(deviations.begin(), deviations.end());
+    return 2 * quantile_sorted(deviations, 0.5) / median;
+  }
+  // A normal's IQR is 1.349σ and its p95 − p5 is 3.29σ.
+  return std::max(0.0, 0.41 * (stats->p95 - stats->p5) / stats->median);
+}
+
+std::optional<double> calibrated_spread(const nlohmann::json& metadata, const std::string& provider,
+                                        double median_ms) {
+  if (!metadata.is_object() || !metadata.contains("noise_floor")) return std::nullopt;
+  const auto& floor = metadata.at("noise_floor");
+  if (!floor.is_object()) return std::nullopt;
+  const char* key = median_ms < kShortKernelMs ? "short_spread" : "long_spread";
+  if (floor.contains("providers") && floor.at("providers").is_object() &&
+      floor.at("providers").contains(provider))
+    if (const auto own = number(floor.at("providers").at(provider), key)) return own;
+  return number(floor, key);
+}
+
+NoiseBand noise_band_for(const RowResult& a, const RowResult& b, const nlohmann::json& meta_a,
+                         const nlohmann::json& meta_b, double min_effect) {
+  const bool gpu = a.gpu_kernel_stats && b.gpu_kernel_stats;
+  const auto& sa = primary_stats(a);
+  const auto& sb = primary_stats(b);
+  const double median = sa && sb ? std::min(sa->median, sb->median) : sa ? sa->median : sb ? sb->median : 0;
+  NoiseBand out;
+  if (const auto repeat = either_hypot(repeat_spread(a), repeat_spread(b))) {
+    out = {*repeat, "repeat"};
+  } else if (const auto calibrated = larger(calibrated_spread(meta_a, a.provider, median),
+                                            calibrated_spread(meta_b, b.provider, median))) {
+    out = {*calibrated, "calibrated"};
+  } else {
+    out = {gpu ? kGpuRunToRunFloor : kCpuRunToRunFloor, "iqr-floor"};
+  }
+  if (const auto iqr = either_hypot(relative_iqr(a), relative_iqr(b)); iqr && kIqrMultiple * *iqr > out.band)
+    out = {kIqrMultiple * *iqr, "iqr-floor"};
+  if (min_effect > out.band) out = {min_effect, "min-effect"};
+  return out;
+}
+
+double cross_run_band(bool gpu_kernel_time, double min_effect) {
+  return std::max(min_effect, gpu_kernel_time ? kGpuRunToRunFloor : kCpuRunToRunFloor);
+}
+
+}  // namespace dnnbench

@@ -1,0 +1,151 @@
+// Integration tests of compare's noise model (docs/compare.md, "The noise model"): the real binary,
+// run twice as two processes. A planted 10% slowdown is SLOWER on every row it was planted in and
+// on no other; an A/A pair of real oneDNN runs has no regression, or names the machine's load
+// that made it unjudgeable.
+#include <gtest/gtest.h>
+
+#include "cli_runner.hpp"
+
+namespace dnnbench::testing {
+namespace {
+
+using nlohmann::json;
+
+bool crashtest_built() {
+  return run_cli({"list-providers"}).out.find("crashtest") != std::string::npos;
+}
+
+json read_json(const std::filesystem::path& path) {
+  return json::parse(read_text(path));
+}
+
+std::vector<std::string> with_graphs(std::vector<std::string> args, const std::vector<std::string>& graphs) {
+  for (const auto& g : graphs) {
+    args.push_back("-g");
+    args.push_back(source_path("graphs/samples/" + g + ".json"));
+  }
+  return args;
+}
+
+bool disturbed(const json& run) {
+  return run["metadata"]["host_conditions"]["disturbed"] == true;
+}
+
+// Small graphs (reference executions well under a millisecond): each crashtest execution lasts
+// DNNBENCH_CRASHTEST_SPIN_MS = 1 ms of wall time, 1.1 ms where the slowdown is planted.
+const std::vector<std::string> kPlanted = {"pointwise_relu", "pointwise_gelu", "pointwise_add_bias_broadcast",
+                                           "layernorm_inference", "reduction_add"};
+const std::vector<std::string> kUntouched = {"pointwise_sigmoid", "pointwise_tanh"};
+
+TEST(CompareNoise, PlantedTenPercentSlowdownIsSlowerOnEveryPlantedRowAndNowhereElse) {
+  if (!crashtest_built()) GTEST_SKIP() << "built without DNNBENCH_TEST_PROVIDERS";
+  TempDir dir;
+  auto graphs = kPlanted;
+  graphs.insert(graphs.end(), kUntouched.begin(), kUntouched.end());
+  std::string planted_names;
+  for (const auto& g : kPlanted) planted_names += (planted_names.empty() ? "" : ",") + g;
+  const auto run = [&](const std::string& out, std::vector<std::string> env) {
+    env.push_back("DNNBENCH_REFERENCE_THREADS=1");
+    env.push_back("DNNBENCH_CRASHTEST_SPIN_MS=1");
+    env.push_back("OMP_NUM_THREADS=1");
+    return run_cli(with_graphs({"run", "-q", "--provider", "crashtest", "--engine", "ok", "--iters", "40",
+                                "--save-samples", "-o", (dir.path() / out).string()},
+                               graphs),
+                   env);
+  };
+  const auto a = run("a.json", {});
+  ASSERT_EQ(a.exit_code, 0) << a.out << a.err;
+  const auto b =
+      run("b.json", {"DNNBENCH_CRASHTEST_SLOWDOWN=1.10", "DNNBENCH_CRASHTEST_GRAPHS=" + planted_names});
+  ASSERT_EQ(b.exit_code, 0) << b.out << b.err;
+  const auto cmp = dir.path() / "cmp.json";
+  const auto r = run_cli({"compare", (dir.path() / "a.json").string(), (dir.path() / "b.json").string(),
+                          "--allow-different-conditions", "--json", cmp.string()});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  const auto rows = read_json(cmp)["comparisons"][0]["rows"];
+  ASSERT_EQ(rows.size(), graphs.size()) << r.out;
+  for (const auto& row : rows) {
+    const auto name = row["graph"].get<std::string>();
+    const bool planted = std::find(kPlanted.begin(), kPlanted.end(), name) != kPlanted.end();
+    const auto verdict = row["verdict"].get<std::string>();
+    if (planted) {
+      EXPECT_EQ(verdict, "SLOWER") << name << "\n" << r.out;
+      EXPECT_NEAR(row["ratio"]["ratio"].get<double>(), 1.10, 0.03) << name;
+    } else {
+      EXPECT_NE(verdict, "SLOWER") << name << "\n" << r.out;
+      EXPECT_NE(verdict, "FASTER") << name << "\n" << r.out;
+    }
+    EXPECT_FALSE(row["noise_source"].get<std::string>().empty());
+  }
+}
+
+// Real oneDNN rows, two processes, nothing changed: no row may be a regression. On a machine that
+// other work loads (a 2-core CI box running a build), a run may be disturbed: then compare must
+// say so (MACHINE) and must not report a regression as exit 1 without being allowed.
+TEST(CompareNoise, AaBetweenTwoProcessesOnOneDnnHasNoRegression) {
+  TempDir dir;
+  const std::vector<std::string> graphs = {"conv_fwd_2d_nhwc_fp32", "matmul_plain_fp32",
+                                           "layernorm_inference", "pointwise_gelu", "reduction_add"};
+  const auto run = [&](const std::string& out) {
+    return run_cli(with_graphs({"run", "-q", "--provider", "onednn", "--save-samples", "-o",
+                                (dir.path() / out).string()},
+                               graphs),
+                   {"OMP_NUM_THREADS=1"});
+  };
+  const auto a = run("a.json");
+  ASSERT_EQ(a.exit_code, 0) << a.out << a.err;
+  const auto b = run("b.json");
+  ASSERT_EQ(b.exit_code, 0) << b.out << b.err;
+  const auto cmp = dir.path() / "cmp.json";
+  const auto r = run_cli({"compare", (dir.path() / "a.json").string(), (dir.path() / "b.json").string(),
+                          "--json", cmp.string()});
+  const auto c = read_json(cmp)["comparisons"][0];
+  ASSERT_GE(c["summary"]["rows"].get<int>(), 8) << r.out;
+  const bool machine_busy =
+      disturbed(read_json(dir.path() / "a.json")) || disturbed(read_json(dir.path() / "b.json"));
+  if (!machine_busy) {
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    EXPECT_EQ(c["summary"]["regressions"], 0) << r.out;
+    EXPECT_EQ(c["summary"]["faster"], 0) << r.out;
+    EXPECT_FALSE(c["machine_conditions_differ"].get<bool>());
+  } else {
+    EXPECT_TRUE(c["machine_conditions_differ"].get<bool>()) << r.out;
+    EXPECT_NE(r.out.find("machine load during the run (MACHINE"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("Conditions: identical"), std::string::npos) << r.out;
+    EXPECT_NE(r.exit_code, 1) << "a regression under a disturbed run needs --allow-different-conditions\n"
+                              << r.out << r.err;
+  }
+}
+
+// A run made while a busy loop holds the cores says so in its summary, and compare names it.
+TEST(CompareNoise, RunUnderLoadIsFlaggedAndCompareNamesTheDifference) {
+  TempDir dir;
+  const auto run = [&](const std::string& out, const std::vector<std::string>& launcher) {
+    return run_cli({"run", "-q", "--provider", "onednn", "--min-time-ms", "1500", "-g",
+                    source_path("graphs/samples/matmul_plain_fp32.json"), "-o", (dir.path() / out).string()},
+                   {"OMP_NUM_THREADS=1"}, launcher);
+  };
+  // Two busy loops beside the run, for as long as it lasts: more than a core of other work.
+  const std::vector<std::string> loaded = {
+      "sh", "-c", "for i in 1 2; do (while :; do :; done) & done; \"$@\"; s=$?; kill $(jobs -p); exit $s",
+      "sh"};
+  const auto busy = run("busy.json", loaded);
+  ASSERT_EQ(busy.exit_code, 0) << busy.out << busy.err;
+  EXPECT_NE(busy.out.find("DISTURBED: the machine was busy during this run (other processes used"),
+            std::string::npos)
+      << busy.out;
+  const auto h = read_json(dir.path() / "busy.json")["metadata"]["host_conditions"];
+  EXPECT_TRUE(h["disturbed"].get<bool>()) << h.dump();
+  EXPECT_GT(h["other_cores"].get<double>(), 0.5) << h.dump();
+  const auto quiet = run("quiet.json", {});
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.out << quiet.err;
+  const auto r =
+      run_cli({"compare", (dir.path() / "quiet.json").string(), (dir.path() / "busy.json").string()});
+  EXPECT_NE(r.out.find("machine load during the run (MACHINE"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("DISTURBED (other processes used"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("Conditions: identical"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("machine's conditions differ"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace dnnbench::testing

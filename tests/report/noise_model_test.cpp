@@ -1,0 +1,180 @@
+#include "report/noise_model.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "report/compare.hpp"
+
+namespace dnnbench {
+namespace {
+
+using nlohmann::json;
+
+// Samples around `centre` whose relative IQR is about `iqr` (a sine's quartiles are at ±0.707).
+std::vector<double> samples(double centre, double iqr, int n = 40) {
+  std::vector<double> v;
+  for (int i = 0; i < n; ++i) v.push_back(centre * (1 + iqr / 1.414 * std::sin(2.3 * i)));
+  return v;
+}
+
+RowResult row(double ms, double iqr, bool gpu = false, const std::string& provider = "onednn") {
+  RowResult r;
+  r.provider = provider;
+  r.engine_id = "e";
+  const auto s = samples(ms, iqr);
+  r.host_stats = summarize(s);
+  if (gpu) r.gpu_kernel_stats = summarize(s);
+  TimingInfo t;
+  t.method = "host-per-execution";
+  t.samples_ms = s;
+  r.timing = t;
+  r.correctness = Correctness{};
+  return r;
+}
+
+RowResult with_repeat(RowResult r, std::vector<double> medians) {
+  RepeatResult rep;
+  rep.medians_ms = std::move(medians);
+  const auto [lo, hi] = std::minmax_element(rep.medians_ms.begin(), rep.medians_ms.end());
+  rep.spread = *hi / *lo - 1;
+  r.repeat = rep;
+  return r;
+}
+
+TEST(NoiseModel, RelativeIqrFromSamplesAndFromPercentiles) {
+  const auto r = row(2.0, 0.04);
+  EXPECT_NEAR(*relative_iqr(r), 0.04, 0.008);
+  auto no_samples = r;
+  no_samples.timing->samples_ms.clear();
+  // Estimated from p5/p95 as a normal's: the same order, not the same figure.
+  EXPECT_GT(*relative_iqr(no_samples), 0.02);
+  EXPECT_LT(*relative_iqr(no_samples), 0.08);
+  EXPECT_FALSE(relative_iqr(RowResult{}));
+}
+
+TEST(NoiseModel, CpuRowsWithoutMoreKnowledgeGetTheIqrFloor) {
+  // Tight rows: the 5% CPU floor, not the 3% --min-effect and not their within-run CI.
+  auto n = noise_band_for(row(1.0, 0.005), row(1.0, 0.005), json::object(), json::object(), 0.03);
+  EXPECT_DOUBLE_EQ(n.band, kCpuRunToRunFloor);
+  EXPECT_EQ(n.source, "iqr-floor");
+  // Wide rows: 2·hypot(IQRs), the seed successor's rule.
+  n = noise_band_for(row(1.0, 0.05), row(1.0, 0.05), json::object(), json::object(), 0.03);
+  EXPECT_NEAR(n.band, 2 * std::hypot(0.05, 0.05), 0.03);
+  EXPECT_GT(n.band, 0.1);
+  EXPECT_EQ(n.source, "iqr-floor");
+}
+
+TEST(NoiseModel, GpuRowsGetTheSmallerFloorAndMinEffectBindsAboveIt) {
+  const auto n =
+      noise_band_for(row(1.0, 0.001, true), row(1.0, 0.001, true), json::object(), json::object(), 0.03);
+  EXPECT_DOUBLE_EQ(n.band, 0.03);
+  EXPECT_EQ(n.source, "min-effect");
+  const auto m =
+      noise_band_for(row(1.0, 0.001, true), row(1.0, 0.001, true), json::object(), json::object(), 0.0);
+  EXPECT_DOUBLE_EQ(m.band, kGpuRunToRunFloor);
+  EXPECT_EQ(m.source, "iqr-floor");
+}
+
+TEST(NoiseModel, RepeatSpreadReplacesTheFloor) {
+  const auto a = with_repeat(row(1.0, 0.005), {1.0, 1.01, 1.005});
+  const auto b = with_repeat(row(1.0, 0.005), {1.0, 1.02, 1.01});
+  auto n = noise_band_for(a, b, json::object(), json::object(), 0.0);
+  EXPECT_EQ(n.source, "repeat");
+  EXPECT_NEAR(n.band, std::hypot(0.01, 0.02), 1e-9);
+  // One side repeated: the other is assumed as noisy.
+  n = noise_band_for(row(1.0, 0.005), b, json::object(), json::object(), 0.0);
+  EXPECT_NEAR(n.band, std::hypot(0.02, 0.02), 1e-9);
+  // A noisy repeat widens the band past the floor.
+  const auto noisy = with_repeat(row(1.0, 0.005), {1.0, 1.3});
+  EXPECT_NEAR(noise_band_for(noisy, noisy, json::object(), json::object(), 0.03).band, std::hypot(0.3, 0.3),
+              1e-9);
+}
+
+TEST(NoiseModel, CalibratedSpreadPerProviderAndKernelClass) {
+  const json meta = {{"noise_floor",
+                      {{"short_spread", 0.08},
+                       {"long_spread", 0.06},
+                       {"providers", {{"cudnn", {{"short_spread", 0.015}, {"long_spread", 0.01}}}}}}}};
+  EXPECT_DOUBLE_EQ(*calibrated_spread(meta, "cudnn", 0.02), 0.015);
+  EXPECT_DOUBLE_EQ(*calibrated_spread(meta, "cudnn", 5.0), 0.01);
+  EXPECT_DOUBLE_EQ(*calibrated_spread(meta, "onednn", 0.02), 0.08);  // no own figure: the run's worst
+  EXPECT_DOUBLE_EQ(*calibrated_spread(meta, "onednn", 5.0), 0.06);
+  EXPECT_FALSE(calibrated_spread(json::object(), "onednn", 1.0));
+  const auto n = noise_band_for(row(5.0, 0.005), row(5.0, 0.005), json::object(), meta, 0.03);
+  EXPECT_EQ(n.source, "calibrated");
+  EXPECT_DOUBLE_EQ(n.band, 0.06);
+}
+
+TEST(NoiseModel, CrossRunBand) {
+  EXPECT_DOUBLE_EQ(cross_run_band(false, 0.01), kCpuRunToRunFloor);
+  EXPECT_DOUBLE_EQ(cross_run_band(true, 0.01), kGpuRunToRunFloor);
+  EXPECT_DOUBLE_EQ(cross_run_band(true, 0.1), 0.1);
+}
+
+// The A/A: within-run intervals that exclude 1 by far (a 4-24% shift with a ±0.5% CI)
+// are SAME or UNDECIDED under the floor only when the shift is inside it; a 10% planted change on
+// tight rows clears it.
+TEST(NoiseModel, VerdictsAgainstTheModel) {
+  const auto judge_pair = [](double ms_a, double ms_b) {
+    RunFile a, b;
+    a.path = "a.json";
+    b.path = "b.json";
+    GraphResult ga;
+    ga.graph_name = "g";
+    ga.graph_path = "g.json";
+    auto gb = ga;
+    ga.results = {row(ms_a, 0.005)};
+    gb.results = {row(ms_b, 0.005)};
+    a.suite.graphs = {ga};
+    b.suite.graphs = {gb};
+    return compare_runs(a, b, {}).rows.at(0);
+  };
+  auto r = judge_pair(1.0, 1.03);
+  EXPECT_EQ(r.verdict, Verdict::same) << "a 3% A/A shift on a CPU row is noise";
+  EXPECT_EQ(r.noise_source, "iqr-floor");
+  EXPECT_EQ(judge_pair(1.0, 1.10).verdict, Verdict::slower);
+  EXPECT_EQ(judge_pair(1.10, 1.0).verdict, Verdict::faster);
+}
+
+TEST(NoiseModel, MachineConditionsAreNamedNotCalledIdentical) {
+  RunFile a, b;
+  a.path = "a.json";
+  b.path = "b.json";
+  const json quiet = {{"disturbed", false},
+                      {"other_cores", 0.02},
+                      {"cpufreq_governor", nullptr},
+                      {"oversubscribed", false},
+                      {"threads", 2}};
+  json busy = quiet;
+  busy["disturbed"] = true;
+  busy["other_cores"] = 0.97;
+  busy["oversubscribed"] = true;
+  busy["disturbed_because"] = "other processes used 0.97 of 2 cores on average";
+  a.suite.metadata["host_conditions"] = quiet;
+  b.suite.metadata["host_conditions"] = quiet;
+  EXPECT_FALSE(compare_runs(a, b, {}).disturbed());
+  b.suite.metadata["host_conditions"] = busy;
+  const auto c = compare_runs(a, b, {});
+  EXPECT_TRUE(c.disturbed());
+  EXPECT_FALSE(c.invalid());
+  bool load = false, over = false;
+  for (const auto& d : c.differences) {
+    if (d.condition == "machine load during the run")
+      load = d.machine && d.a.starts_with("quiet") && d.b.starts_with("DISTURBED (other processes used 0.97");
+    if (d.condition.starts_with("oversubscribed")) over = d.machine && d.a == "false" && d.b == "true";
+  }
+  EXPECT_TRUE(load);
+  EXPECT_TRUE(over);
+  // Both disturbed: still named (two busy runs had different neighbours).
+  a.suite.metadata["host_conditions"] = busy;
+  EXPECT_TRUE(compare_runs(a, b, {}).disturbed());
+  // A governor change is a machine difference too.
+  a.suite.metadata["host_conditions"] = quiet;
+  b.suite.metadata["host_conditions"] = quiet;
+  b.suite.metadata["host_conditions"]["cpufreq_governor"] = "powersave";
+  EXPECT_TRUE(compare_runs(a, b, {}).disturbed());
+}
+
+}  // namespace
+}  // namespace dnnbench
