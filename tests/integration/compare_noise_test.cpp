@@ -125,10 +125,13 @@ TEST(CompareNoise, RunUnderLoadIsFlaggedAndCompareNamesTheDifference) {
                     source_path("graphs/samples/matmul_plain_fp32.json"), "-o", (dir.path() / out).string()},
                    {"OMP_NUM_THREADS=1"}, launcher);
   };
-  // Two busy loops beside the run, for as long as it lasts: more than a core of other work.
-  const std::vector<std::string> loaded = {
-      "sh", "-c", "for i in 1 2; do (while :; do :; done) & done; \"$@\"; s=$?; kill $(jobs -p); exit $s",
-      "sh"};
+  // Two busy loops beside the run, for as long as it lasts: more than a core of other work. Each is
+  // killed by its PID when the run ends and bounded by `timeout` in case the test itself is killed.
+  const std::vector<std::string> loaded = {"sh", "-c",
+                                           "pids=; for i in 1 2; do timeout 120 sh -c 'while :; do :; done' "
+                                           "& pids=\"$pids $!\"; done; \"$@\"; s=$?; "
+                                           "kill $pids; exit $s",
+                                           "sh"};
   const auto busy = run("busy.json", loaded);
   ASSERT_EQ(busy.exit_code, 0) << busy.out << busy.err;
   EXPECT_NE(busy.out.find("DISTURBED: the machine was busy during this run (other processes used"),
