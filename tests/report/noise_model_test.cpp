@@ -168,6 +168,8 @@ TEST(NoiseModel, MachineConditionsAreNamedNotCalledIdentical) {
   EXPECT_TRUE(over);
   // Both disturbed: still named (two busy runs had different neighbours).
   a.suite.metadata["host_conditions"] = busy;
+  EXPECT_FALSE(compare_runs(a, b, {}).disturbed()) << "equal records: one run compared with itself";
+  a.suite.metadata["host_conditions"]["other_cores"] = 0.9;
   EXPECT_TRUE(compare_runs(a, b, {}).disturbed());
   // A governor change is a machine difference too.
   a.suite.metadata["host_conditions"] = quiet;
