@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "input/inputs.hpp"
+#include "run/plan_session.hpp"
 #include "run/row_runner.hpp"
 #include "run/suite_runner.hpp"
 
@@ -38,6 +39,29 @@ TEST(EngineSelection, StrictFp32MathListsTf32EnginesApart) {
   EXPECT_EQ(engines[1].id, "d");
   ASSERT_EQ(refused.size(), 2u);
   EXPECT_EQ(refused[0].id, "a");
+}
+
+TEST(EngineSelection, ReducedPrecisionSkipListsThoseEnginesApartWithTheReason) {
+  const std::string reduced(kReducedPrecisionNote);
+  const std::vector<EngineInfo> offered = {
+      {"e1", "E1", {"TENSOR_CORE", reduced}}, {"e2", "E2", {}}, {"e3", "E3", {reduced}}, {"e4", "E4", {}}};
+  RunOptions options;
+  options.max_engines = 1;  // refusals do not count against it
+  const auto allowed = row_engines(offered, options, "cudnn", std::nullopt);
+  ASSERT_EQ(allowed.selection.engines.size(), 1u);
+  EXPECT_EQ(allowed.selection.engines[0].id, "e1") << "allow (the default) runs them";
+  EXPECT_TRUE(allowed.refused.empty());
+  options.reduced_precision = ReducedPrecision::skip;
+  const auto skipped = row_engines(offered, options, "cudnn", std::nullopt);
+  ASSERT_EQ(skipped.selection.engines.size(), 1u);
+  EXPECT_EQ(skipped.selection.engines[0].id, "e2");
+  ASSERT_EQ(skipped.refused.size(), 2u);
+  EXPECT_EQ(skipped.refused[0].engine.id, "e1");
+  EXPECT_EQ(skipped.refused[1].engine.id, "e3");
+  EXPECT_NE(skipped.refused[0].reason.find("--reduced-precision"), std::string::npos)
+      << skipped.refused[0].reason;
+  EXPECT_TRUE(uses_reduced_precision(offered[2]));
+  EXPECT_FALSE(uses_reduced_precision(offered[1]));
 }
 
 TEST(RowRunner, Fp32MathOfARow) {

@@ -17,6 +17,10 @@ struct FakePlanSpec {
   double micros = 100;  // busy time of one execution
   bool wrong = false;   // writes wrong outputs
   bool fail_build = false;
+  // Busy time of an execution that follows an idle gap (of any plan's executions) of at least
+  // half its rested busy time (a GPU that clocks up when it idles: the paced regime, whose gaps
+  // last as long as the samples); 0: always `micros`.
+  double rested_micros = 0;
 };
 
 class HostStream final : public Stream {
@@ -37,10 +41,15 @@ class FakePlan final : public Plan {
   }
   void execute(Stream&) override {
     ++executions_;
+    const auto now = std::chrono::steady_clock::now();
+    const bool rested =
+        spec_.rested_micros > 0 &&
+        std::chrono::duration<double, std::micro>(now - last_end_).count() > spec_.rested_micros / 2;
     const auto until =
-        std::chrono::steady_clock::now() + std::chrono::duration<double, std::micro>(spec_.micros);
+        now + std::chrono::duration<double, std::micro>(rested ? spec_.rested_micros : spec_.micros);
     while (std::chrono::steady_clock::now() < until) {
     }
+    last_end_ = std::chrono::steady_clock::now();
     for (int i = 0; i < 64; ++i) y_[i] = spec_.wrong ? x_[i] + 1.0f : x_[i];
   }
   void publish_outputs(Stream&) override {}
@@ -53,6 +62,8 @@ class FakePlan final : public Plan {
   const float* x_ = nullptr;
   float* y_ = nullptr;
   int executions_ = 0;
+  // When the last execution of any plan ended: a device's rest is the device's, not a plan's.
+  static inline std::chrono::steady_clock::time_point last_end_{};
 };
 
 class FakeProvider final : public Provider {
@@ -182,6 +193,40 @@ TEST(Oracle, ASignificantGapMustShowAgainBetweenFreshInstances) {
     EXPECT_EQ(d.replication->speedup, again.speedup);
     EXPECT_EQ(d.speedup, 1.06);  // the figures stay the first comparison's
   }
+}
+
+// A plan that wins back to back can lose with idle gaps (a GPU at its power cap against one that
+// clocks up between samples): --oracle-regimes both times the leading plans in the other regime
+// and says the winner changes there, only when it is significant.
+TEST(Oracle, BothRegimesReportAWinnerThatChangesWithTheRegime) {
+  FakeProvider p;
+  p.plans = {{"cool", {800, false, false, 200}}, {"steady", {400}}};  // steady wins sustained, cool paced
+  auto options = oracle_options();
+  options.oracle.both_regimes = true;
+  const auto row = run(p, options);
+  ASSERT_TRUE(row.oracle) << row.oracle_error.value_or("");
+  EXPECT_EQ(row.oracle->regime, "sustained");
+  EXPECT_EQ(row.oracle->plan_name, "e_p=steady");
+  ASSERT_TRUE(row.oracle->other_regime);
+  const auto& check = *row.oracle->other_regime;
+  EXPECT_EQ(check.regime, "paced");
+  EXPECT_EQ(check.plan_name, "e_p=cool");
+  ASSERT_EQ(check.medians.size(), 2u);
+  EXPECT_EQ(check.medians.front().first, "e_p=cool") << "fastest first";
+  ASSERT_TRUE(check.delta);
+  EXPECT_TRUE(check.winner_changed);
+  EXPECT_NEAR(check.delta->speedup, 2.0, 0.6);
+
+  // Plans whose order does not depend on the regime: the same winner, nothing changes.
+  FakeProvider q;
+  q.plans = {{"slow", {400}}, {"fast", {200}}};
+  const auto same = run(q, options);
+  ASSERT_TRUE(same.oracle && same.oracle->other_regime) << same.oracle_error.value_or("");
+  EXPECT_EQ(same.oracle->other_regime->plan_name, "e_p=fast");
+  EXPECT_FALSE(same.oracle->other_regime->winner_changed);
+  EXPECT_FALSE(same.oracle->other_regime->delta);
+  options.oracle.both_regimes = false;
+  EXPECT_FALSE(run(q, options).oracle->other_regime);
 }
 
 TEST(Oracle, OOTBFieldsAreIdenticalWithAndWithoutOracle) {
