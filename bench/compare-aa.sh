@@ -6,7 +6,7 @@
 #
 #   bench/compare-aa.sh OUT_DIR PAIRS -- RUN_ARGS...
 #
-# e.g. (CPU) bench/compare-aa.sh out/aa-cpu 3 -- -g graphs/samples --provider onednn
+# e.g. (CPU) bench/compare-aa.sh out/aa-cpu 3 -- -g graphs/samples --provider onednn --repeat 3
 #      (GPU) bench/compare-aa-gpu.sh
 # DNNBENCH_BIN picks the binary (default build/h32/dnnbench); COMPARE_EXTRA adds compare flags.
 set -uo pipefail
@@ -19,8 +19,9 @@ mkdir -p "$OUT_DIR"
 passed=0
 for p in $(seq 1 "$PAIRS"); do
   for side in a b; do
+    start=$SECONDS
     "$BIN" run "$@" -q --save-samples -o "$OUT_DIR/$p$side.json" > "$OUT_DIR/$p$side.log" 2>&1
-    echo "pair $p run $side: exit $? ($(grep -c . "$OUT_DIR/$p$side.log") log lines)"
+    echo "pair $p run $side: exit $? in $((SECONDS - start)) s ($(grep -c . "$OUT_DIR/$p$side.log") log lines)"
     grep -h "DISTURBED" "$OUT_DIR/$p$side.log"
   done
   "$BIN" compare "$OUT_DIR/${p}a.json" "$OUT_DIR/${p}b.json" ${COMPARE_EXTRA:-} \

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
@@ -27,6 +28,7 @@
 #include "report/csv_report.hpp"
 #include "report/json_report.hpp"
 #include "report/model_summary.hpp"
+#include "report/pass_merge.hpp"
 #include "report/peaks.hpp"
 #include "report/tuning_db.hpp"
 #include "report/tuning_report.hpp"
@@ -41,6 +43,7 @@
 #include "run/metadata.hpp"
 #include "run/oracle.hpp"
 #include "run/profiler.hpp"
+#include "run/repeat_passes.hpp"
 #include "run/suite_runner.hpp"
 #include "version/git_revision.hpp"
 
@@ -186,6 +189,8 @@ void add_run_options(CLI::App& app, RunCommand& c) {
   app.add_option("--isolated-child-dump-folder", c.child_dump_folder)->group("");
   app.add_flag("--isolated-child-worker", c.child_worker)->group("");
   app.add_option("--isolated-child-build-ahead", c.child_build_ahead)->group("");
+  // Hidden: how `--repeat N` starts its passes (run/repeat_passes.hpp).
+  app.add_option("--repeat-pass", c.repeat_pass)->group("");
   // Hidden: how --profile starts its children (run/profiler.hpp).
   app.add_option("--profile-child-plan", c.profile_child_plan)->group("");
 }
@@ -251,6 +256,116 @@ int write_run_outputs(const RunCommand& c, const SuiteResult& suite,
   return 0;
 }
 
+// `run --repeat N`, N >= 2: the suite as N passes in fresh child processes, merged
+// (run/repeat_passes.hpp, report/pass_merge.hpp). The run's metadata, host conditions and timing
+// span every pass.
+int execute_repeat_passes(RunCommand& c, const std::vector<std::string>& command_line,
+                          const HostLoadProbe& host_load, const std::string& run_start,
+                          std::chrono::steady_clock::time_point run_clock) {
+  const auto& options = c.options;
+  if (!c.profile.empty())
+    throw UsageError(
+        "--profile with --repeat N: profile the rows in a run without --repeat (docs/profiling.md)");
+  if (!c.shard.empty())
+    throw UsageError("--shard with --repeat N: run each shard's passes with --repeat, then merge the shards");
+  check_output_paths(c, "");
+  std::map<std::string, std::int64_t> layer_counts;
+  try {
+    // Loaded here too, so that bad input is refused once, before N passes start.
+    const auto inputs = expand_inputs(c.graphs, options.archive, import_options_from(c.dims), &layer_counts);
+    if (inputs.inputs.empty()) throw UsageError("no graph files found in the -g arguments");
+    if (!c.quiet) print_run_header(options, inputs.inputs.size());
+  } catch (const UsageError&) {
+    throw;
+  } catch (const std::exception& e) {
+    fmt::print(std::cerr, "dnnbench: {}\n", e.what());
+    return kExitError;
+  }
+  std::optional<std::filesystem::path> temporary;
+  std::string base = !c.output.empty() ? c.output : c.journal;
+  if (base.empty()) {
+    std::string pattern = (std::filesystem::temp_directory_path() / "dnnbench-repeat-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      fmt::print(std::cerr, "dnnbench: --repeat: cannot make a temporary folder for the passes\n");
+      return kExitError;
+    }
+    temporary = pattern;
+    base = (*temporary / "run").string();
+  }
+  if (const auto busy = busy_machine_warning(); !busy.empty())
+    fmt::print(std::cerr, "dnnbench: warning: {}\n", busy);
+  install_stop_signal_handlers();
+  RepeatPassRequest request;
+  request.child_arguments = {command_line.begin() + 1, command_line.end()};
+  request.base = base;
+  request.passes = static_cast<int>(options.repeat);
+  request.resume = c.resume;
+  if (!c.quiet) request.note = [](const std::string& line) { fmt::print(std::cerr, "dnnbench: {}\n", line); };
+  const auto outcomes = run_repeat_passes(request);
+  std::vector<PassSuite> passes;
+  nlohmann::json pass_records = nlohmann::json::array();
+  std::vector<std::string> warnings;
+  bool complete = static_cast<int>(outcomes.size()) == request.passes;
+  for (const auto& pass : outcomes) {
+    complete = complete && pass.complete;
+    if (!pass.problem.empty()) warnings.push_back(pass.problem);
+    pass_records.push_back(
+        {{"pass", pass.pass},
+         {"pid",
+          pass.suite && pass.suite->pid >= 0 ? nlohmann::json(pass.suite->pid) : nlohmann::json(nullptr)},
+         {"results", temporary ? nlohmann::json(nullptr) : nlohmann::json(pass.results_path)},
+         {"journal", temporary ? nlohmann::json(nullptr) : nlohmann::json(pass.journal_path)},
+         {"reused", pass.reused},
+         {"complete", pass.complete},
+         {"from_journal", pass.from_journal},
+         {"elapsed_s", pass.elapsed_s},
+         {"end", pass.child ? nlohmann::json(pass.child->describe()) : nlohmann::json(nullptr)}});
+    if (pass.suite) passes.push_back(*pass.suite);
+  }
+  for (const auto& warning : warnings) fmt::print(std::cerr, "dnnbench: warning: {}\n", warning);
+  if (temporary) {
+    std::error_code ec;
+    std::filesystem::remove_all(*temporary, ec);
+  }
+  if (passes.empty()) {
+    fmt::print(std::cerr, "dnnbench: --repeat: no pass produced results\n");
+    // A pass refused as a usage error (exit 2) says so the same way.
+    for (const auto& pass : outcomes)
+      if (pass.child && pass.child->end == ChildOutcome::End::exited && pass.child->exit_status == kExitUsage)
+        return kExitUsage;
+    return stop_signal() != 0 ? 128 + stop_signal() : kExitError;
+  }
+  auto suite = merge_pass_suites(passes);
+  suite.complete = complete && stop_signal() == 0;
+  suite.stop_signal = stop_signal();
+  if (!c.quiet)
+    for (const auto& graph : suite.graphs)
+      if (!graph.filtered && !graph.duplicate_of) print_graph_table(std::cout, graph);
+  suite.metadata = collect_metadata(command_line, options);
+  suite.metadata["host_conditions"] = host_load.finish(cpu_threads_used());
+  suite.metadata["warnings"] = warnings;
+  suite.metadata["run_timing"] = {
+      {"start_utc", run_start},
+      {"end_utc", utc_timestamp()},
+      {"elapsed_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - run_clock).count()}};
+  // Each pass's own isolation and journal are in its results; the merged run has none of its own.
+  const auto& first = passes.front().suite.metadata;
+  for (const char* key : {"isolate", "timeout_s", "timeout_basis"})
+    if (first.contains("options") && first["options"].contains(key))
+      suite.metadata["options"][key] = first["options"][key];
+  suite.metadata["options"]["journal"] = nullptr;
+  suite.metadata["options"]["resumed_rows"] = nullptr;
+  if (first.contains("isolation")) suite.metadata["isolation"] = first["isolation"];
+  suite.metadata["repeat_passes"] = {
+      {"method", kRepeatMethodPasses},
+      {"count", request.passes},
+      {"row_figures", "the pass whose median is the median of the passes' medians"},
+      {"passes", pass_records}};
+  attach_peaks(suite);
+  if (const auto code = write_run_outputs(c, suite, layer_counts); code != 0) return code;
+  return exit_code_for(suite);
+}
+
 int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
   const auto run_start = utc_timestamp();
   const auto run_clock = std::chrono::steady_clock::now();
@@ -260,6 +375,14 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
   if (c.graphs.empty())
     throw UsageError("no graphs: give -g FILE_OR_FOLDER (or `graphs` in the --config recipe)");
   auto& options = c.options;
+  if (c.repeat_pass > 0) {
+    // A pass of `--repeat N` (run/repeat_passes.hpp): a plain run. The parent repeats, and
+    // writes the CSV, the tuning records and any profile from the merged result.
+    options.repeat = 1;
+    c.csv.clear();
+    c.export_plans.clear();
+    c.profile.clear();
+  }
   apply_fp32_math_environment(options.fp32_math);  // before the first provider starts
   options.providers = resolve_providers(c);
   options.engines = c.engines;
@@ -310,6 +433,9 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
     return run_build_ahead_child(inputs.inputs, shard ? &*shard : nullptr, options, c.child_build_ahead);
   }
   if (const auto code = execute_run_under_mpi(c, command_line)) return *code;
+  // Under MPI (above) --repeat stays in process: each row's plan in N fresh plan instances.
+  if (options.repeat >= 2 && c.repeat_pass == 0 && !options.dry_run)
+    return execute_repeat_passes(c, command_line, host_load, run_start, run_clock);
 
   const auto isolation = resolve_isolation(c);
   const auto fingerprint = options_fingerprint(options);
@@ -386,6 +512,7 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
   suite.metadata["host_conditions"] = host_load.finish(cpu_threads_used());
   if (shard) record_shard(c, *shard, suite);
   suite.metadata["warnings"] = warnings;
+  if (c.repeat_pass > 0) suite.metadata["repeat_pass"] = {{"pass", c.repeat_pass}, {"pid", ::getpid()}};
   // Run-level timing: when it ran and how long the whole run took (loading, every row, isolation).
   suite.metadata["run_timing"] = {
       {"start_utc", run_start},

@@ -122,6 +122,9 @@ ComparedRow pair_rows(const GraphResult& ga, const GraphResult& gb, const RowRes
   out.band = noise.band;
   out.noise_source = noise.source;
   out.verdict = judge(*out.ratio, out.band);
+  // Passes that disagree (report/noise_model.hpp): "the same within ±40%" would read as a
+  // pass; the run could not pin the row down.
+  if (noise.passes_disagree && out.verdict == Verdict::same) out.verdict = Verdict::undecided;
   return out;
 }
 

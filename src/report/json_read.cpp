@@ -371,9 +371,19 @@ RowResult row_from_json(const json& r) {
   // Optional when reading: results and journals written before it have no such key.
   if (const auto it = r.find("measured_by"); it != r.end() && !it->is_null())
     row.measured_by = MeasuredBy{get_opt<int>(*it, "rank"), get<std::string>(*it, "host")};
-  if (const auto it = r.find("repeat"); it != r.end() && !it->is_null())
-    row.repeat = RepeatResult{get<std::vector<double>>(*it, "medians_ms"), num(*it, "spread"),
-                              get<std::string>(*it, "method")};
+  if (const auto it = r.find("repeat"); it != r.end() && !it->is_null()) {
+    row.repeat.emplace();
+    row.repeat->medians_ms = get<std::vector<double>>(*it, "medians_ms");
+    row.repeat->spread = num(*it, "spread");
+    row.repeat->method = get<std::string>(*it, "method");
+    // Passes only (run/repeat_passes.hpp); absent in results written before them.
+    if (const auto passes = it->find("passes"); passes != it->end() && passes->is_array())
+      row.repeat->passes = passes->get<std::vector<int>>();
+    if (const auto pids = it->find("pids"); pids != it->end() && pids->is_array())
+      for (const auto& pid : *pids)
+        row.repeat->pids.push_back(pid.is_number_integer() ? pid.get<std::int64_t>() : -1);
+    row.repeat->chosen_pass = get_opt<int>(*it, "chosen_pass");
+  }
   return row;
 }
 

@@ -285,6 +285,23 @@ json stats_to_json(const std::optional<Stats>& s) {
           {"median_ci95_ms", {s->median_ci_lo, s->median_ci_hi}}};
 }
 
+namespace {
+
+json repeat_to_json(const std::optional<RepeatResult>& repeat) {
+  if (!repeat) return nullptr;
+  json out{{"medians_ms", repeat->medians_ms}, {"spread", repeat->spread}, {"method", repeat->method}};
+  if (!repeat->passes.empty()) {
+    out["passes"] = repeat->passes;
+    json pids = json::array();
+    for (const auto pid : repeat->pids) pids.push_back(pid >= 0 ? json(pid) : json(nullptr));
+    out["pids"] = pids;
+    out["chosen_pass"] = opt(repeat->chosen_pass);
+  }
+  return out;
+}
+
+}  // namespace
+
 json row_to_json(const RowResult& row) {
   // Throughput from the kernel time where there is one, else from the host time.
   const auto& basis = row.gpu_kernel_stats ? row.gpu_kernel_stats : row.host_stats;
@@ -329,10 +346,7 @@ json row_to_json(const RowResult& row) {
           {"measured_by", row.measured_by
                               ? json{{"rank", opt(row.measured_by->rank)}, {"host", row.measured_by->host}}
                               : json(nullptr)},
-          {"repeat", row.repeat ? json{{"medians_ms", row.repeat->medians_ms},
-                                       {"spread", row.repeat->spread},
-                                       {"method", row.repeat->method}}
-                                : json(nullptr)}};
+          {"repeat", repeat_to_json(row.repeat)}};
 }
 
 json graph_to_json(const GraphResult& g) {

@@ -77,18 +77,28 @@ NoiseBand noise_band_for(const RowResult& a, const RowResult& b, const nlohmann:
   const auto& sa = primary_stats(a);
   const auto& sb = primary_stats(b);
   const double median = sa && sb ? std::min(sa->median, sb->median) : sa ? sa->median : sb ? sb->median : 0;
+  const double floor = gpu ? kGpuRunToRunFloor : kCpuRunToRunFloor;
   NoiseBand out;
-  if (const auto repeat = either_hypot(repeat_spread(a), repeat_spread(b))) {
-    out = {*repeat, "repeat"};
+  if (const auto repeat = larger(repeat_spread(a), repeat_spread(b))) {
+    out.passes_disagree = *repeat > kPassesDisagree;
+    out.band = std::max(floor, kRepeatSpreadMultiple * *repeat);
+    out.source = kRepeatSpreadMultiple * *repeat >= floor ? "repeat" : "iqr-floor";
   } else if (const auto calibrated = larger(calibrated_spread(meta_a, a.provider, median),
                                             calibrated_spread(meta_b, b.provider, median))) {
     out = {*calibrated, "calibrated"};
   } else {
-    out = {gpu ? kGpuRunToRunFloor : kCpuRunToRunFloor, "iqr-floor"};
+    out.band = floor;
+    out.source = "iqr-floor";
   }
-  if (const auto iqr = either_hypot(relative_iqr(a), relative_iqr(b)); iqr && kIqrMultiple * *iqr > out.band)
-    out = {kIqrMultiple * *iqr, "iqr-floor"};
-  if (min_effect > out.band) out = {min_effect, "min-effect"};
+  if (const auto iqr = either_hypot(relative_iqr(a), relative_iqr(b));
+      iqr && kIqrMultiple * *iqr > out.band) {
+    out.band = kIqrMultiple * *iqr;
+    out.source = "iqr-floor";
+  }
+  if (min_effect > out.band) {
+    out.band = min_effect;
+    out.source = "min-effect";
+  }
   return out;
 }
 

@@ -19,13 +19,27 @@ namespace dnnbench {
 inline constexpr double kCpuRunToRunFloor = 0.05;
 inline constexpr double kGpuRunToRunFloor = 0.02;
 
+// --repeat's term: this many times the larger of the two rows' spreads (max / min - 1 of their
+// pass medians). Each row reports its middle pass, whose spread between two runs is about half
+// a range of three; 1.5 ranges is then ~3 standard deviations of the difference of two runs'
+// middle passes (a range of 3 normal draws averages 1.7σ, a median of 3 has σ ≈ 0.67σ, the
+// difference of two of them ≈ 0.95σ), before the ratio's own interval adds its margin.
+inline constexpr double kRepeatSpreadMultiple = 1.5;
+// Passes of a row that moved more than this between themselves disagree: the run cannot say
+// what the row's time is to better than that, so a verdict inside such a band is UNDECIDED,
+// not SAME (a change larger than the band is still called).
+inline constexpr double kPassesDisagree = 0.25;
+
 struct NoiseBand {
   double band = 0;  // the change a verdict must clear (0.05: ±5%)
-  // Which noise bound it: "repeat" (the rows' between-instance spread, run --repeat),
+  // Which noise bound it: "repeat" (kRepeatSpreadMultiple x the larger of the rows' --repeat
+  // spreads, between passes in fresh processes or, under MPI, fresh plan instances),
   // "calibrated" (metadata.noise_floor of `dnnbench calibrate`), "iqr-floor" (the conservative
   // floor: max(floor, 2·hypot(relative IQRs)), floor 5% CPU / 2% GPU), or "min-effect" (the
   // user's --min-effect, larger than every noise estimate).
   std::string source;
+  // The rows' passes (--repeat) moved more than kPassesDisagree: no SAME (compare.cpp).
+  bool passes_disagree = false;
 };
 
 // Relative interquartile range of the row's primary time: from its saved samples as 2·MAD / median
@@ -40,9 +54,11 @@ std::optional<double> calibrated_spread(const nlohmann::json& metadata, const st
                                         double median_ms);
 
 // The band of a comparison of row `a` (run with metadata `meta_a`) with row `b`. The run-to-run
-// term is the rows' --repeat spread when either has one, else the calibrated spread when either
-// run recorded one, else the floor of the row's device kind; the band is the largest of that
-// term, 2·hypot(relative IQRs) and `min_effect`, and `source` names the one that bound it.
+// term is kRepeatSpreadMultiple x the larger of the rows' --repeat spreads when either has one,
+// but never below the floor of the row's device kind (three passes that agree by chance do not
+// make a machine quieter than its floor); else the calibrated spread when either run recorded
+// one; else the floor. The band is the largest of that term, 2·hypot(relative IQRs) and
+// `min_effect`, and `source` names the one that bound it.
 NoiseBand noise_band_for(const RowResult& a, const RowResult& b, const nlohmann::json& meta_a,
                          const nlohmann::json& meta_b, double min_effect);
 

@@ -260,13 +260,22 @@ struct MeasuredBy {
   std::string host;
 };
 
-// --repeat N: the row's plan measured in N fresh plan instances of the same process (a new
-// build, new buffers and addresses, its own warm-up and stopping rule each), the first being the
-// row's own measurement. `compare` takes the spread as the row's run-to-run noise.
+// --repeat N: the row measured N times. `run` runs the suite as N passes, each in a fresh child
+// process, one after another (method kRepeatMethodPasses, run/repeat_passes.hpp): the row's
+// figures are those of the pass whose median is the median of the passes' medians. Under MPI the
+// row's plan is measured in N fresh plan instances of one process instead ("fresh-plan-instance",
+// run/repeat.hpp). `compare` takes the spread as the row's run-to-run noise.
+inline constexpr const char* kRepeatMethodPasses = "passes in fresh processes";
 struct RepeatResult {
-  std::vector<double> medians_ms;  // per instance, primary figure (kernel time where there is one)
+  std::vector<double> medians_ms;  // per pass or instance, primary figure (kernel time where there is one)
   double spread = 0;               // max / min - 1 of the medians
   std::string method = "fresh-plan-instance";
+  // Passes only, aligned with medians_ms: the pass number (1..N) and the pid of the child process
+  // that measured it (-1: unknown, e.g. a pass recovered from its journal); chosen_pass: the pass
+  // whose figures the row reports.
+  std::vector<int> passes;
+  std::vector<std::int64_t> pids;
+  std::optional<int> chosen_pass;
 };
 
 struct RowResult {
