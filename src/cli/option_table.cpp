@@ -170,8 +170,9 @@ std::vector<RunOptionSpec> make_table() {
        .group = kTiming,
        .kind = K::integer,
        .value_name = "N",
-       .help = "Measure each row's plan in N fresh plan instances (new build, buffers, warm-up each) and "
-               "record their spread, which `compare` then takes as the row's run-to-run noise",
+       .help = "Run the suite as N passes, each in a fresh child process, one after another (N times the "
+               "time); each row reports its middle pass and records every pass's median, whose spread "
+               "`compare` takes as the row's run-to-run noise (under MPI: N fresh plan instances per row)",
        .default_text = "1",
        .min = 1,
        .max = 100,

@@ -122,9 +122,6 @@ ComparedRow pair_rows(const GraphResult& ga, const GraphResult& gb, const RowRes
   out.band = noise.band;
   out.noise_source = noise.source;
   out.verdict = judge(*out.ratio, out.band);
-  // Passes that disagree (report/noise_model.hpp): "the same within ±40%" would read as a
-  // pass; the run could not pin the row down.
-  if (noise.passes_disagree && out.verdict == Verdict::same) out.verdict = Verdict::undecided;
   return out;
 }
 
@@ -281,6 +278,19 @@ Comparison compare_runs(const RunFile& ra, const RunFile& rb, const CompareOptio
     if (!ga.results.empty() && std::find(joined_a.begin(), joined_a.end(), &ga) == joined_a.end())
       for (const auto& row : ga.results)
         c.only_in_a.push_back(fmt::format("{} {} {}", ga.graph_name, row.provider, engine_of(row)));
+  // The whole comparison's own spread widens the rows' bands where it is larger
+  // (report/noise_model.hpp, suite_spread_band).
+  std::vector<double> ratios;
+  for (const auto& row : c.rows)
+    if (row.verdict) ratios.push_back(row.ratio->ratio);
+  c.suite_band = suite_spread_band(ratios);
+  if (c.suite_band)
+    for (auto& row : c.rows)
+      if (row.verdict && *c.suite_band > row.band) {
+        row.band = *c.suite_band;
+        row.noise_source = "suite-spread";
+        row.verdict = judge(*row.ratio, row.band);
+      }
   double log_sum = 0;
   int n = 0;
   for (const auto& row : c.rows) {

@@ -41,8 +41,8 @@ struct ComparedRow {
   std::optional<double> median_a_ms, median_b_ms;
   std::optional<TimeRatio> ratio;  // B / A
   double band = 0;                 // the noise band the verdict was judged against
-  // The noise that set the band (report/noise_model.hpp): "repeat", "calibrated", "iqr-floor" or
-  // "min-effect"; empty without a verdict.
+  // The noise that set the band (report/noise_model.hpp): "repeat", "calibrated", "iqr-floor",
+  // "min-effect" or "suite-spread"; empty without a verdict.
   std::string noise_source;
   std::optional<Verdict> verdict;  // nullopt: not comparable (note says why)
   // The row passed in A but not in B (error, skipped, failed validation): a regression too.
@@ -72,6 +72,9 @@ struct Comparison {
   std::vector<ComparedRow> rows;
   std::vector<std::string> only_in_a, only_in_b;  // "graph provider engine" not joined
   std::optional<double> geomean_ratio;            // of B / A over rows with a ratio
+  // The band the bulk of the rows' ratios sets (report/noise_model.hpp: suite_spread_band);
+  // nullopt with too few rows.
+  std::optional<double> suite_band;
   int faster = 0, slower = 0, same = 0, undecided = 0, broken = 0;
   std::vector<std::string> version_changes;  // providers whose library version differs
   std::vector<PickChange> library_view;      // filled when version_changes is not empty

@@ -105,6 +105,11 @@ void print_comparison(std::ostream& out, const Comparison& c) {
   if (c.geomean_ratio)
     fmt::print(out, "Geomean B/A time: {:.4f} (B is {:.2f}x as fast as A)\n", *c.geomean_ratio,
                1 / *c.geomean_ratio);
+  if (c.suite_band)
+    fmt::print(out,
+               "Run-to-run spread of the whole comparison: ±{:.1f}% (3 robust σ of the rows' log ratios; "
+               "a row's band is at least this)\n",
+               100 * *c.suite_band);
   const auto regressions = c.regressions();
   fmt::print(out, "Regressions: {}\n", regressions.size());
   for (const auto* r : regressions)
@@ -182,6 +187,7 @@ json comparison_to_json(const Comparison& c) {
             {"only_in_b", c.only_in_b.size()},
             {"geomean_ratio", opt(c.geomean_ratio)},
             {"noise_sources", c.noise_sources()},
+            {"suite_spread_band", opt(c.suite_band)},
             {"regressions", regressions.size()}}},
           {"regressions", regressions},
           {"rows", rows},

@@ -80,7 +80,6 @@ NoiseBand noise_band_for(const RowResult& a, const RowResult& b, const nlohmann:
   const double floor = gpu ? kGpuRunToRunFloor : kCpuRunToRunFloor;
   NoiseBand out;
   if (const auto repeat = larger(repeat_spread(a), repeat_spread(b))) {
-    out.passes_disagree = *repeat > kPassesDisagree;
     out.band = std::max(floor, kRepeatSpreadMultiple * *repeat);
     out.source = kRepeatSpreadMultiple * *repeat >= floor ? "repeat" : "iqr-floor";
   } else if (const auto calibrated = larger(calibrated_spread(meta_a, a.provider, median),
@@ -100,6 +99,19 @@ NoiseBand noise_band_for(const RowResult& a, const RowResult& b, const nlohmann:
     out.source = "min-effect";
   }
   return out;
+}
+
+std::optional<double> suite_spread_band(const std::vector<double>& ratios) {
+  if (ratios.size() < kSuiteSpreadMinRows) return std::nullopt;
+  std::vector<double> logs;
+  logs.reserve(ratios.size());
+  for (double r : ratios)
+    if (r > 0) logs.push_back(std::abs(std::log(r)));
+  if (logs.size() < kSuiteSpreadMinRows) return std::nullopt;
+  std::sort(logs.begin(), logs.end());
+  // 1.4826: a normal's σ over its median absolute deviation.
+  const double sigma = 1.4826 * quantile_sorted(logs, 0.5);
+  return std::exp(kSuiteSpreadSigmas * sigma) - 1;
 }
 
 double cross_run_band(bool gpu_kernel_time, double min_effect) {

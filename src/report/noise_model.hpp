@@ -3,8 +3,10 @@
 // well each run knows its own median (the ratio's interval says that), but how far the same row
 // moves between two processes when nothing changed (page placement, frequency, a bimodal kernel,
 // a busy neighbour core).
+#include <cstddef>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -25,10 +27,13 @@ inline constexpr double kGpuRunToRunFloor = 0.02;
 // middle passes (a range of 3 normal draws averages 1.7σ, a median of 3 has σ ≈ 0.67σ, the
 // difference of two of them ≈ 0.95σ), before the ratio's own interval adds its margin.
 inline constexpr double kRepeatSpreadMultiple = 1.5;
-// Passes of a row that moved more than this between themselves disagree: the run cannot say
-// what the row's time is to better than that, so a verdict inside such a band is UNDECIDED,
-// not SAME (a change larger than the band is still called).
-inline constexpr double kPassesDisagree = 0.25;
+// The suite-spread term (suite_spread_band): used only over at least this many judged rows, so
+// that a small comparison (a handful of rows, most of them changed on purpose) is judged on each
+// row's own noise; 30 rows give the median of |log ratio| to about ±20%.
+inline constexpr std::size_t kSuiteSpreadMinRows = 30;
+// Standard deviations of the suite's ratio spread a row must clear: a normal's two-sided tail past
+// 3σ is 0.27%, ~0.5 false verdict over 196 rows, before the ratio's own interval adds margin.
+inline constexpr double kSuiteSpreadSigmas = 3.0;
 
 struct NoiseBand {
   double band = 0;  // the change a verdict must clear (0.05: ±5%)
@@ -36,10 +41,9 @@ struct NoiseBand {
   // spreads, between passes in fresh processes or, under MPI, fresh plan instances),
   // "calibrated" (metadata.noise_floor of `dnnbench calibrate`), "iqr-floor" (the conservative
   // floor: max(floor, 2·hypot(relative IQRs)), floor 5% CPU / 2% GPU), or "min-effect" (the
-  // user's --min-effect, larger than every noise estimate).
+  // user's --min-effect, larger than every noise estimate), or "suite-spread" (compare.cpp:
+  // suite_spread_band, the bulk of the whole comparison's ratios).
   std::string source;
-  // The rows' passes (--repeat) moved more than kPassesDisagree: no SAME (compare.cpp).
-  bool passes_disagree = false;
 };
 
 // Relative interquartile range of the row's primary time: from its saved samples as 2·MAD / median
@@ -61,6 +65,16 @@ std::optional<double> calibrated_spread(const nlohmann::json& metadata, const st
 // `min_effect`, and `source` names the one that bound it.
 NoiseBand noise_band_for(const RowResult& a, const RowResult& b, const nlohmann::json& meta_a,
                          const nlohmann::json& meta_b, double min_effect);
+
+// The run-to-run noise the whole comparison shows (Efron's "empirical null"): most rows of an A/B
+// do not change, so the bulk of their ratios B/A scatters by the noise between the two runs,
+// including what neither run's passes could see (a machine slowed for longer than one run lasts:
+// bench/RESULTS.md, issue 32). Robust σ of log ratio about 1 (not about its median: a suite-wide
+// shift between two runs of the same code is noise too) = 1.4826 · median |log ratio|; the band
+// is exp(kSuiteSpreadSigmas · σ) − 1. nullopt with fewer than kSuiteSpreadMinRows ratios. A real
+// change on a minority of rows does not move the median; one on most rows widens every band,
+// which compare's geomean line then shows.
+std::optional<double> suite_spread_band(const std::vector<double>& ratios);
 
 // The band for comparing today's time with a time stored by another run (--plans-from): the
 // run-to-run floor of the device kind, or `min_effect` when larger.

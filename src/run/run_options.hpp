@@ -115,7 +115,8 @@ struct RunOptions {
   std::optional<double> rtol, atol;  // override the per-dtype defaults
   std::optional<std::string> dump_tensors_dir;
   bool save_samples = false;
-  // --repeat N: each row's plan measured in N fresh plan instances (row.repeat); 1: once.
+  // --repeat N: the suite as N passes in fresh processes (run/repeat_passes.hpp; a pass itself
+  // runs with 1), under MPI each row's plan in N fresh plan instances (row.repeat); 1: once.
   std::int64_t repeat = 1;
   ValidationLimits limits;
   // Host and device bytes a graph may need (run/memory_budget.hpp); unset: a safe fraction of
