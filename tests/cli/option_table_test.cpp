@@ -44,7 +44,7 @@ std::string state(const RunCommand& c) {
       "replay={} kernels={} regime={} other_regime={} reduced={} oracle_regimes={} csv={} dims={} shard={} "
       "mixed={} shared={} rank_timeout={} "
       "export_plans={} "
-      "plans_from={} profile={} profile_dir={} compile_ahead={}",
+      "plans_from={} profile={} profile_dir={} compile_ahead={} repeat={}",
       c.graphs, c.providers, c.engines, c.skip_engines, c.ops, c.output, c.verbose, c.quiet, c.progress,
       c.dry_run, c.journal, c.resume, c.isolate, c.timeout_s, o.warmup, opt(o.iters),
       o.adaptive.target_ci_rel, o.adaptive.min_iters, o.adaptive.max_iters, o.adaptive.min_time_ms,
@@ -58,7 +58,7 @@ std::string state(const RunCommand& c) {
       o.measure.graph_replay, o.measure.kernel_activity, regime_name(o.measure.regime),
       o.measure.other_regime_samples, reduced_precision_name(o.reduced_precision), o.oracle.both_regimes,
       c.csv, c.dims, c.shard, c.allow_mixed_ranks, c.allow_shared_device, c.rank_timeout_s, c.export_plans,
-      c.plans_from, c.profile, c.profile_dir, c.compile_ahead);
+      c.plans_from, c.profile, c.profile_dir, c.compile_ahead, o.repeat);
 }
 
 // A value of the option's kind that differs from its default: as command-line arguments and as a

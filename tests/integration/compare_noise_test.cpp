@@ -117,6 +117,72 @@ TEST(CompareNoise, AaBetweenTwoProcessesOnOneDnnHasNoRegression) {
   }
 }
 
+// --repeat 2: the suite as two passes, each in its own child process, merged. Every timed row
+// records its two pass medians, measured by two distinct processes (neither the parent), and the
+// pass it reports; two such runs compare with no regression (or name the load that disturbed them).
+TEST(CompareNoise, RepeatRunsPassesInFreshProcessesAndTwoSuchRunsAgree) {
+  TempDir dir;
+  const std::vector<std::string> graphs = {"matmul_plain_fp32", "pointwise_gelu", "reduction_add"};
+  const auto run = [&](const std::string& out) {
+    return run_cli(with_graphs({"run", "-q", "--provider", "onednn", "--repeat", "2", "--save-samples",
+                                "--max-time-ms", "300", "-o", (dir.path() / out).string()},
+                               graphs),
+                   {"OMP_NUM_THREADS=1"});
+  };
+  const auto a = run("a.json");
+  ASSERT_EQ(a.exit_code, 0) << a.out << a.err;
+  const auto doc = read_json(dir.path() / "a.json");
+  const auto& passes = doc["metadata"]["repeat_passes"];
+  EXPECT_EQ(passes["method"], "passes in fresh processes");
+  ASSERT_EQ(passes["passes"].size(), 2u) << passes.dump();
+  const auto pid1 = passes["passes"][0]["pid"], pid2 = passes["passes"][1]["pid"];
+  ASSERT_TRUE(pid1.is_number_integer() && pid2.is_number_integer()) << passes.dump();
+  EXPECT_NE(pid1, pid2);
+  // Each pass keeps its own results and journal beside -o's file.
+  EXPECT_TRUE(std::filesystem::exists(dir.path() / "a.json.pass1.json"));
+  EXPECT_TRUE(std::filesystem::exists(dir.path() / "a.json.pass2.journal.jsonl"));
+  int timed = 0;
+  for (const auto& graph : doc["graphs"])
+    for (const auto& row : graph["results"]) {
+      if (row["status"] != "success") continue;
+      ++timed;
+      const auto& repeat = row["repeat"];
+      ASSERT_TRUE(repeat.is_object()) << row.dump();
+      EXPECT_EQ(repeat["method"], "passes in fresh processes");
+      EXPECT_EQ(repeat["medians_ms"].size(), 2u);
+      EXPECT_EQ(repeat["passes"], json({1, 2}));
+      EXPECT_EQ(repeat["pids"], json({pid1, pid2}));
+      // The row's figures are one pass's own: its median is one of the pass medians.
+      const double median = row["host_stats"]["median_ms"].get<double>();
+      EXPECT_TRUE(median == repeat["medians_ms"][0].get<double>() ||
+                  median == repeat["medians_ms"][1].get<double>())
+          << row.dump();
+    }
+  EXPECT_GE(timed, 3);
+  // --resume: both passes are complete, so both are reused (same pids), nothing runs again.
+  auto resumed_args =
+      with_graphs({"run", "-q", "--provider", "onednn", "--repeat", "2", "--save-samples", "--max-time-ms",
+                   "300", "--resume", "-o", (dir.path() / "a.json").string()},
+                  graphs);
+  const auto resumed = run_cli(resumed_args, {"OMP_NUM_THREADS=1"});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err;
+  const auto again = read_json(dir.path() / "a.json")["metadata"]["repeat_passes"]["passes"];
+  EXPECT_EQ(again[0]["reused"], true);
+  EXPECT_EQ(again[1]["pid"], pid2);
+  const auto b = run("b.json");
+  ASSERT_EQ(b.exit_code, 0) << b.out << b.err;
+  const auto cmp = dir.path() / "cmp.json";
+  const auto r = run_cli({"compare", (dir.path() / "a.json").string(), (dir.path() / "b.json").string(),
+                          "--json", cmp.string()});
+  const auto c = read_json(cmp)["comparisons"][0];
+  if (!disturbed(doc) && !disturbed(read_json(dir.path() / "b.json"))) {
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    EXPECT_EQ(c["summary"]["regressions"], 0) << r.out;
+  } else {
+    EXPECT_NE(r.exit_code, 1) << r.out << r.err;
+  }
+}
+
 // A run made while a busy loop holds the cores says so in its summary, and compare names it.
 TEST(CompareNoise, RunUnderLoadIsFlaggedAndCompareNamesTheDifference) {
   TempDir dir;

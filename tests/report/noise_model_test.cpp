@@ -76,19 +76,87 @@ TEST(NoiseModel, GpuRowsGetTheSmallerFloorAndMinEffectBindsAboveIt) {
   EXPECT_EQ(m.source, "iqr-floor");
 }
 
-TEST(NoiseModel, RepeatSpreadReplacesTheFloor) {
+TEST(NoiseModel, RepeatSpreadTimesItsMultipleAboveTheFloor) {
+  // Passes that agree within 2%: the floor still binds (three passes that agree by chance do not
+  // make the machine quieter than its floor).
   const auto a = with_repeat(row(1.0, 0.005), {1.0, 1.01, 1.005});
   const auto b = with_repeat(row(1.0, 0.005), {1.0, 1.02, 1.01});
   auto n = noise_band_for(a, b, json::object(), json::object(), 0.0);
+  EXPECT_DOUBLE_EQ(n.band, kCpuRunToRunFloor);
+  EXPECT_EQ(n.source, "iqr-floor");
+  // Passes 8% apart in one run: 1.5 x the larger spread of the two runs, named "repeat".
+  const auto wide = with_repeat(row(1.0, 0.005), {1.0, 1.08, 1.04});
+  n = noise_band_for(a, wide, json::object(), json::object(), 0.0);
+  EXPECT_NEAR(n.band, kRepeatSpreadMultiple * 0.08, 1e-9);
   EXPECT_EQ(n.source, "repeat");
-  EXPECT_NEAR(n.band, std::hypot(0.01, 0.02), 1e-9);
-  // One side repeated: the other is assumed as noisy.
-  n = noise_band_for(row(1.0, 0.005), b, json::object(), json::object(), 0.0);
-  EXPECT_NEAR(n.band, std::hypot(0.02, 0.02), 1e-9);
-  // A noisy repeat widens the band past the floor.
-  const auto noisy = with_repeat(row(1.0, 0.005), {1.0, 1.3});
-  EXPECT_NEAR(noise_band_for(noisy, noisy, json::object(), json::object(), 0.03).band, std::hypot(0.3, 0.3),
-              1e-9);
+  // One side repeated: its spread is the run-to-run term.
+  n = noise_band_for(row(1.0, 0.005), wide, json::object(), json::object(), 0.0);
+  EXPECT_NEAR(n.band, kRepeatSpreadMultiple * 0.08, 1e-9);
+  // Passes that disagree (a slow stretch of the machine in one of them): a wide band.
+  const auto noisy = with_repeat(row(1.0, 0.005), {1.0, 1.3, 1.02});
+  n = noise_band_for(noisy, a, json::object(), json::object(), 0.03);
+  EXPECT_NEAR(n.band, kRepeatSpreadMultiple * 0.3, 1e-9);
+}
+
+RunFile run_of(const std::vector<RowResult>& rows, const std::string& path) {
+  RunFile run;
+  run.path = path;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    GraphResult g;
+    g.graph_name = "g" + std::to_string(i);
+    g.graph_path = g.graph_name + ".json";
+    g.results = {rows[i]};
+    run.suite.graphs.push_back(g);
+  }
+  return run;
+}
+
+TEST(NoiseModel, RowWhosePassesDisagreeGetsAWideBandNotSlower) {
+  // Run A's row: its middle pass at 1.0 ms, one pass hit by a 1.6x slow stretch. Run B's row at
+  // 1.1 ms: with A's passes 60% apart that 10% is inside the noise, not SLOWER.
+  const auto b = with_repeat(row(1.1, 0.005), {1.1, 1.11, 1.09});
+  auto c = compare_runs(run_of({with_repeat(row(1.0, 0.005), {1.0, 1.6, 1.01})}, "a.json"),
+                        run_of({b}, "b.json"), CompareOptions{});
+  ASSERT_EQ(c.rows.size(), 1u);
+  EXPECT_NE(c.rows[0].verdict, Verdict::slower);
+  EXPECT_NEAR(c.rows[0].band, kRepeatSpreadMultiple * 0.6, 1e-9);
+  EXPECT_EQ(c.rows[0].noise_source, "repeat");
+  // Passes that agree: the 10% is beyond the 5% floor and called.
+  c = compare_runs(run_of({with_repeat(row(1.0, 0.005), {1.0, 1.01, 1.005})}, "a.json"),
+                   run_of({b}, "b.json"), CompareOptions{});
+  EXPECT_EQ(c.rows[0].verdict, Verdict::slower);
+  EXPECT_FALSE(c.suite_band);  // one row: no suite spread
+}
+
+TEST(NoiseModel, SuiteSpreadIsThreeRobustSigmasOfTheLogRatios) {
+  EXPECT_FALSE(suite_spread_band(std::vector<double>(kSuiteSpreadMinRows - 1, 1.2)));
+  // Half the rows 20% slower, half 20% faster: median |log ratio| = log 1.2.
+  std::vector<double> ratios;
+  for (std::size_t i = 0; i < 40; ++i) ratios.push_back(i % 2 ? 1.2 : 1 / 1.2);
+  EXPECT_NEAR(*suite_spread_band(ratios), std::exp(kSuiteSpreadSigmas * 1.4826 * std::log(1.2)) - 1, 1e-9);
+}
+
+TEST(NoiseModel, SuiteSpreadWidensBandsWhenTheMachineMovedButKeepsAFewRealChanges) {
+  // 40 rows whose passes agree within each run, but the machine ran run B ~15% slower or faster
+  // from row to row (a state that lasted longer than a run): no row may be SLOWER or FASTER.
+  std::vector<RowResult> a, b;
+  for (int i = 0; i < 40; ++i) {
+    const double shift = i % 2 ? 1.15 : 1 / 1.15;
+    a.push_back(with_repeat(row(1.0, 0.005), {1.0, 1.01, 1.005}));
+    b.push_back(with_repeat(row(shift, 0.005), {shift, shift * 1.01, shift * 1.005}));
+  }
+  auto c = compare_runs(run_of(a, "a.json"), run_of(b, "b.json"), CompareOptions{});
+  ASSERT_TRUE(c.suite_band);
+  EXPECT_EQ(c.slower + c.faster, 0);
+  EXPECT_EQ(c.noise_sources()["suite-spread"], 40);
+  // A quiet pair (ratios within ±1%) with 5 rows 50% slower: the 5 are still SLOWER, no other.
+  for (int i = 0; i < 40; ++i) {
+    const double r = i < 5 ? 1.5 : (i % 2 ? 1.01 : 0.99);
+    b[i] = with_repeat(row(r, 0.005), {r, r * 1.01, r * 1.005});
+  }
+  c = compare_runs(run_of(a, "a.json"), run_of(b, "b.json"), CompareOptions{});
+  EXPECT_EQ(c.slower, 5);
+  EXPECT_EQ(c.faster, 0);
 }
 
 TEST(NoiseModel, CalibratedSpreadPerProviderAndKernelClass) {
