@@ -60,8 +60,14 @@ Tolerance winograd_tolerance(Tolerance base) {
 Tolerance with_fp32_reference(Tolerance base, std::int64_t reduction_length) {
   const Tolerance fp32 = default_tolerance(DataType::f32, reduction_length);
   base.rtol += fp32.rtol;
-  base.atol += fp32.atol;
-  base.basis += ", + fp32 default for the fp32-accumulating reference";
+  // The CUDA reference sums each output in one thread, in order: every partial sum (of size
+  // sqrt(k) terms) is rounded, so its error grows like n, not sqrt(n) as a library's blocked sum's
+  // does. fp32's base atol at n / 64 instead of sqrt(n / 64): on the H200, fp32 backward-weights
+  // convolutions (n = 25k-400k, full-precision normal inputs) differed from it by 4e-3 in every
+  // engine alike (the reference's own error), against the sqrt rule's 4e-4.
+  const double n = static_cast<double>(std::max<std::int64_t>(reduction_length, 64));
+  base.atol += default_tolerance(DataType::f32, 1).atol * n / 64.0;
+  base.basis += ", + fp32 default at n/64 for the reference's sequential fp32 sums";
   return base;
 }
 
