@@ -183,6 +183,35 @@ TEST(CompareNoise, RepeatRunsPassesInFreshProcessesAndTwoSuchRunsAgree) {
   }
 }
 
+// A pass that dies (a library crash with --isolate none) loses nothing it finished: its rows come
+// back from its journal and merge with the other pass; the run exits 1 and names the pass.
+TEST(CompareNoise, RepeatPassThatDiesKeepsItsFinishedRows) {
+  if (!crashtest_built()) GTEST_SKIP() << "built without DNNBENCH_TEST_PROVIDERS";
+  TempDir dir;
+  const auto out = dir.path() / "r.json";
+  const auto r =
+      run_cli(with_graphs({"run", "-q", "--provider", "crashtest", "--engine", "ok,segv", "--isolate", "none",
+                           "--iters", "5", "--repeat", "2", "-o", out.string()},
+                          {"pointwise_relu"}),
+              {"DNNBENCH_CRASHTEST_SPIN_MS=1"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("pass 1 was killed by signal 11"), std::string::npos) << r.err;
+  const auto doc = read_json(out);
+  EXPECT_EQ(doc["complete"], false);
+  const auto& passes = doc["metadata"]["repeat_passes"]["passes"];
+  ASSERT_EQ(passes.size(), 2u);
+  EXPECT_EQ(passes[0]["from_journal"], true);
+  bool ok_row = false;
+  for (const auto& row : doc["graphs"][0]["results"])
+    if (row["engine_id"] == "ok") {
+      ok_row = true;
+      EXPECT_EQ(row["status"], "success") << row.dump();
+      ASSERT_TRUE(row["repeat"].is_object()) << row.dump();
+      EXPECT_EQ(row["repeat"]["passes"], json({1, 2}));
+    }
+  EXPECT_TRUE(ok_row) << doc.dump();
+}
+
 // A run made while a busy loop holds the cores says so in its summary, and compare names it.
 TEST(CompareNoise, RunUnderLoadIsFlaggedAndCompareNamesTheDifference) {
   TempDir dir;
