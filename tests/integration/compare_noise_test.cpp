@@ -79,15 +79,17 @@ TEST(CompareNoise, PlantedTenPercentSlowdownIsSlowerOnEveryPlantedRowAndNowhereE
   }
 }
 
-// Real oneDNN rows, two processes, nothing changed: no row may be a regression. On a machine that
-// other work loads (a 2-core CI box running a build), a run may be disturbed: then compare must
-// say so (MACHINE) and must not report a regression as exit 1 without being allowed.
+// Real oneDNN rows, two runs, nothing changed: no row may be a regression. Each run is --repeat 3
+// (passes in fresh processes): without it the bands are the 5% floor, and on the 2-core VM of
+// bench/RESULTS.md two plain runs had SLOWER or FASTER rows in about half the tries. On a machine
+// that other work loads (a 2-core CI box running a build), a run may be disturbed: then compare
+// must say so (MACHINE) and must not report a regression as exit 1 without being allowed.
 TEST(CompareNoise, AaBetweenTwoProcessesOnOneDnnHasNoRegression) {
   TempDir dir;
   const std::vector<std::string> graphs = {"conv_fwd_2d_nhwc_fp32", "matmul_plain_fp32",
                                            "layernorm_inference", "pointwise_gelu", "reduction_add"};
   const auto run = [&](const std::string& out) {
-    return run_cli(with_graphs({"run", "-q", "--provider", "onednn", "--save-samples", "-o",
+    return run_cli(with_graphs({"run", "-q", "--provider", "onednn", "--repeat", "3", "--save-samples", "-o",
                                 (dir.path() / out).string()},
                                graphs),
                    {"OMP_NUM_THREADS=1"});
@@ -117,15 +119,19 @@ TEST(CompareNoise, AaBetweenTwoProcessesOnOneDnnHasNoRegression) {
   }
 }
 
-// --repeat 2: the suite as two passes, each in its own child process, merged. Every timed row
-// records its two pass medians, measured by two distinct processes (neither the parent), and the
-// pass it reports; two such runs compare with no regression (or name the load that disturbed them).
+// --repeat 3: the suite as three passes, each in its own child process, merged. Every timed row
+// records its three pass medians, measured by three distinct processes (neither the parent), and
+// the pass it reports; two such runs compare with no regression (or name the load that disturbed
+// them). Not pointwise_gelu: its 0.5 us jit:avx512_core row read 0.52 us in every pass of one run
+// and 0.69 us in every pass of the next (SLOWER 1.31x in 2 of 12 tries, with --repeat 2 and 3):
+// a state of the VM that lasts longer than a run's passes, which only compare's suite-spread
+// term (30 rows or more) covers (bench/RESULTS.md).
 TEST(CompareNoise, RepeatRunsPassesInFreshProcessesAndTwoSuchRunsAgree) {
   TempDir dir;
-  const std::vector<std::string> graphs = {"matmul_plain_fp32", "pointwise_gelu", "reduction_add"};
+  const std::vector<std::string> graphs = {"matmul_plain_fp32", "layernorm_inference", "reduction_add"};
   const auto run = [&](const std::string& out) {
-    return run_cli(with_graphs({"run", "-q", "--provider", "onednn", "--repeat", "2", "--save-samples",
-                                "--max-time-ms", "300", "-o", (dir.path() / out).string()},
+    return run_cli(with_graphs({"run", "-q", "--provider", "onednn", "--repeat", "3", "--save-samples", "-o",
+                                (dir.path() / out).string()},
                                graphs),
                    {"OMP_NUM_THREADS=1"});
   };
@@ -134,10 +140,14 @@ TEST(CompareNoise, RepeatRunsPassesInFreshProcessesAndTwoSuchRunsAgree) {
   const auto doc = read_json(dir.path() / "a.json");
   const auto& passes = doc["metadata"]["repeat_passes"];
   EXPECT_EQ(passes["method"], "passes in fresh processes");
-  ASSERT_EQ(passes["passes"].size(), 2u) << passes.dump();
-  const auto pid1 = passes["passes"][0]["pid"], pid2 = passes["passes"][1]["pid"];
-  ASSERT_TRUE(pid1.is_number_integer() && pid2.is_number_integer()) << passes.dump();
+  ASSERT_EQ(passes["passes"].size(), 3u) << passes.dump();
+  const auto pid1 = passes["passes"][0]["pid"], pid2 = passes["passes"][1]["pid"],
+             pid3 = passes["passes"][2]["pid"];
+  ASSERT_TRUE(pid1.is_number_integer() && pid2.is_number_integer() && pid3.is_number_integer())
+      << passes.dump();
   EXPECT_NE(pid1, pid2);
+  EXPECT_NE(pid2, pid3);
+  EXPECT_NE(pid1, pid3);
   // Each pass keeps its own results and journal beside -o's file.
   EXPECT_TRUE(std::filesystem::exists(dir.path() / "a.json.pass1.json"));
   EXPECT_TRUE(std::filesystem::exists(dir.path() / "a.json.pass2.journal.jsonl"));
@@ -149,21 +159,20 @@ TEST(CompareNoise, RepeatRunsPassesInFreshProcessesAndTwoSuchRunsAgree) {
       const auto& repeat = row["repeat"];
       ASSERT_TRUE(repeat.is_object()) << row.dump();
       EXPECT_EQ(repeat["method"], "passes in fresh processes");
-      EXPECT_EQ(repeat["medians_ms"].size(), 2u);
-      EXPECT_EQ(repeat["passes"], json({1, 2}));
-      EXPECT_EQ(repeat["pids"], json({pid1, pid2}));
+      EXPECT_EQ(repeat["medians_ms"].size(), 3u);
+      EXPECT_EQ(repeat["passes"], json({1, 2, 3}));
+      EXPECT_EQ(repeat["pids"], json({pid1, pid2, pid3}));
       // The row's figures are one pass's own: its median is one of the pass medians.
       const double median = row["host_stats"]["median_ms"].get<double>();
-      EXPECT_TRUE(median == repeat["medians_ms"][0].get<double>() ||
-                  median == repeat["medians_ms"][1].get<double>())
-          << row.dump();
+      const auto chosen = repeat["chosen_pass"].get<int>();
+      ASSERT_TRUE(chosen >= 1 && chosen <= 3) << row.dump();
+      EXPECT_EQ(median, repeat["medians_ms"][chosen - 1].get<double>()) << row.dump();
     }
   EXPECT_GE(timed, 3);
-  // --resume: both passes are complete, so both are reused (same pids), nothing runs again.
-  auto resumed_args =
-      with_graphs({"run", "-q", "--provider", "onednn", "--repeat", "2", "--save-samples", "--max-time-ms",
-                   "300", "--resume", "-o", (dir.path() / "a.json").string()},
-                  graphs);
+  // --resume: every pass is complete, so each is reused (same pids), nothing runs again.
+  auto resumed_args = with_graphs({"run", "-q", "--provider", "onednn", "--repeat", "3", "--save-samples",
+                                   "--resume", "-o", (dir.path() / "a.json").string()},
+                                  graphs);
   const auto resumed = run_cli(resumed_args, {"OMP_NUM_THREADS=1"});
   ASSERT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err;
   const auto again = read_json(dir.path() / "a.json")["metadata"]["repeat_passes"]["passes"];
