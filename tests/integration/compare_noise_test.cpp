@@ -79,20 +79,22 @@ TEST(CompareNoise, PlantedTenPercentSlowdownIsSlowerOnEveryPlantedRowAndNowhereE
   }
 }
 
-// Real oneDNN rows, two runs, nothing changed: no row may be a regression. Each run is --repeat 3
-// (passes in fresh processes): without it the bands are the 5% floor, and on the 2-core VM of
-// bench/RESULTS.md two plain runs had SLOWER or FASTER rows in about half the tries. On a machine
-// that other work loads (a 2-core CI box running a build), a run may be disturbed: then compare
+// Two runs, nothing changed: no row may be a regression. The rows are crashtest's `ok` engine,
+// each execution held to a wall-clock deadline (DNNBENCH_CRASHTEST_SPIN_MS), so that the test
+// judges the pipeline (processes, passes, merge, bands, verdicts) and not this machine's speed:
+// real oneDNN rows on the 2-core VM drift 0.5-1.5x for seconds at a time, and an A/A of them
+// failed 1 in 9 tries even with --repeat 3 (bench/RESULTS.md). That measurement is
+// bench/compare-aa.sh's. On a machine that other work loads, a run may be disturbed: then compare
 // must say so (MACHINE) and must not report a regression as exit 1 without being allowed.
-TEST(CompareNoise, AaBetweenTwoProcessesOnOneDnnHasNoRegression) {
+TEST(CompareNoise, AaBetweenTwoProcessesHasNoRegression) {
+  if (!crashtest_built()) GTEST_SKIP() << "built without DNNBENCH_TEST_PROVIDERS";
   TempDir dir;
-  const std::vector<std::string> graphs = {"conv_fwd_2d_nhwc_fp32", "matmul_plain_fp32",
-                                           "layernorm_inference", "pointwise_gelu", "reduction_add"};
+  const auto graphs = kPlanted;
   const auto run = [&](const std::string& out) {
-    return run_cli(with_graphs({"run", "-q", "--provider", "onednn", "--repeat", "3", "--save-samples", "-o",
-                                (dir.path() / out).string()},
+    return run_cli(with_graphs({"run", "-q", "--provider", "crashtest", "--engine", "ok", "--repeat", "3",
+                                "--iters", "40", "--save-samples", "-o", (dir.path() / out).string()},
                                graphs),
-                   {"OMP_NUM_THREADS=1"});
+                   {"OMP_NUM_THREADS=1", "DNNBENCH_REFERENCE_THREADS=1", "DNNBENCH_CRASHTEST_SPIN_MS=1"});
   };
   const auto a = run("a.json");
   ASSERT_EQ(a.exit_code, 0) << a.out << a.err;
@@ -102,7 +104,7 @@ TEST(CompareNoise, AaBetweenTwoProcessesOnOneDnnHasNoRegression) {
   const auto r = run_cli({"compare", (dir.path() / "a.json").string(), (dir.path() / "b.json").string(),
                           "--json", cmp.string()});
   const auto c = read_json(cmp)["comparisons"][0];
-  ASSERT_GE(c["summary"]["rows"].get<int>(), 8) << r.out;
+  ASSERT_GE(c["summary"]["rows"].get<int>(), 5) << r.out;
   const bool machine_busy =
       disturbed(read_json(dir.path() / "a.json")) || disturbed(read_json(dir.path() / "b.json"));
   if (!machine_busy) {
@@ -122,18 +124,20 @@ TEST(CompareNoise, AaBetweenTwoProcessesOnOneDnnHasNoRegression) {
 // --repeat 3: the suite as three passes, each in its own child process, merged. Every timed row
 // records its three pass medians, measured by three distinct processes (neither the parent), and
 // the pass it reports; two such runs compare with no regression (or name the load that disturbed
-// them). Not pointwise_gelu: its 0.5 us jit:avx512_core row read 0.52 us in every pass of one run
-// and 0.69 us in every pass of the next (SLOWER 1.31x in 2 of 12 tries, with --repeat 2 and 3):
-// a state of the VM that lasts longer than a run's passes, which only compare's suite-spread
-// term (30 rows or more) covers (bench/RESULTS.md).
+// them). crashtest's `ok` rows held to a wall-clock deadline, as in the A/A test above: real
+// oneDNN rows here moved 1.31x between runs in 2 of 12 tries (a state of the VM that outlasts a
+// run's passes, which only compare's suite-spread term of 30 rows or more covers; RESULTS.md).
 TEST(CompareNoise, RepeatRunsPassesInFreshProcessesAndTwoSuchRunsAgree) {
+  if (!crashtest_built()) GTEST_SKIP() << "built without DNNBENCH_TEST_PROVIDERS";
   TempDir dir;
   const std::vector<std::string> graphs = {"matmul_plain_fp32", "layernorm_inference", "reduction_add"};
+  const std::vector<std::string> env = {"OMP_NUM_THREADS=1", "DNNBENCH_REFERENCE_THREADS=1",
+                                        "DNNBENCH_CRASHTEST_SPIN_MS=1"};
   const auto run = [&](const std::string& out) {
-    return run_cli(with_graphs({"run", "-q", "--provider", "onednn", "--repeat", "3", "--save-samples", "-o",
-                                (dir.path() / out).string()},
+    return run_cli(with_graphs({"run", "-q", "--provider", "crashtest", "--engine", "ok", "--repeat", "3",
+                                "--iters", "20", "--save-samples", "-o", (dir.path() / out).string()},
                                graphs),
-                   {"OMP_NUM_THREADS=1"});
+                   env);
   };
   const auto a = run("a.json");
   ASSERT_EQ(a.exit_code, 0) << a.out << a.err;
@@ -170,10 +174,11 @@ TEST(CompareNoise, RepeatRunsPassesInFreshProcessesAndTwoSuchRunsAgree) {
     }
   EXPECT_GE(timed, 3);
   // --resume: every pass is complete, so each is reused (same pids), nothing runs again.
-  auto resumed_args = with_graphs({"run", "-q", "--provider", "onednn", "--repeat", "3", "--save-samples",
-                                   "--resume", "-o", (dir.path() / "a.json").string()},
-                                  graphs);
-  const auto resumed = run_cli(resumed_args, {"OMP_NUM_THREADS=1"});
+  auto resumed_args =
+      with_graphs({"run", "-q", "--provider", "crashtest", "--engine", "ok", "--repeat", "3", "--iters", "20",
+                   "--save-samples", "--resume", "-o", (dir.path() / "a.json").string()},
+                  graphs);
+  const auto resumed = run_cli(resumed_args, env);
   ASSERT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err;
   const auto again = read_json(dir.path() / "a.json")["metadata"]["repeat_passes"]["passes"];
   EXPECT_EQ(again[0]["reused"], true);
