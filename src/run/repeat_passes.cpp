@@ -119,6 +119,10 @@ std::vector<RepeatPassOutcome> run_repeat_passes(const RepeatPassRequest& reques
                                   out.child->stderr_tail.empty() ? "" : ": ", out.child->stderr_tail);
     }
     out.suite = read_pass(out);
+    // A pass that wrote no results of its own died, whatever its exit code: a sanitizer's own
+    // SIGSEGV handler, for one, reports and exits 1, the code of a run with error rows.
+    if (!out.reused && out.from_journal && out.problem.empty() && out.child)
+      out.problem = fmt::format("pass {} {} without writing its results", pass, out.child->describe());
     if (request.note)
       request.note(
           fmt::format("pass {}/{}: {}{}", pass, request.passes,
