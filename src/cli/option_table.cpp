@@ -336,7 +336,8 @@ std::vector<RunOptionSpec> make_table() {
        .key = "fill",
        .group = kChecking,
        .kind = K::choice,
-       .help = "Input values, drawn at the full precision of each type: normal (N(0,0.5^2): torch.randn's shape, as "
+       .help = "Input values, drawn at the full precision of each type: normal (N(0,0.5^2): torch.randn's "
+               "shape, as "
                "activations and weights are), uniform (U(-1,1)) or grid (multiples of 1/64, exact in every "
                "type: few bits switch, so a GPU runs cooler and faster than on real data); full = uniform",
        .default_text = std::string(fill_kind_name(d.fill)),

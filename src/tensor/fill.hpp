@@ -2,8 +2,8 @@
 // Seeded fills: deterministic per (seed, tensor uid), never all zeros, identical for every
 // engine of a graph. Three kinds (--fill; docs/methodology.md, "Input data"):
 //   normal (default): draws of a normal distribution, N(0, 0.5^2) for an ordinary tensor (the
-//     shape of torch.randn at half its scale), rounded to the tensor's type: every mantissa bit of fp8, fp16, bf16, fp32 and
-//     fp64 is used. A GPU's power and clock depend on how many bits switch: on the H200 a bf16
+//     shape of torch.randn at half its scale), rounded to the tensor's type: every mantissa bit of fp8, fp16,
+//     bf16, fp32 and fp64 is used. A GPU's power and clock depend on how many bits switch: on the H200 a bf16
 //     8192^3 GEMM ran 9.7% slower on such data than on a 1/64 grid, which is what a workload's
 //     activations and weights (roughly normal, full mantissa) cost. Down-conversion to TF32 or
 //     bf16 shows in the error figures too.
