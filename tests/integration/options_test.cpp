@@ -41,6 +41,12 @@ TEST(UsageErrors, BadAndContradictoryValuesAreOneLineAndExitTwo) {
       {{"--seed", "18446744073709551616"}, "--seed: must be below 2^64"},
       {{"--max-memory", "lots"}, "--max-memory: expected a byte count"},
       {{"--cache-mode", "warm"}, "--cache-mode: expected \"hot\" or \"cold\", got \"warm\""},
+      {{"--regime", "hot"}, "--regime: expected \"sustained\" or \"paced\", got \"hot\""},
+      {{"--fill", "gaussian"}, "--fill: expected"},
+      {{"--reduced-precision", "maybe"},
+       "--reduced-precision: expected \"allow\" or \"skip\", got \"maybe\""},
+      {{"--oracle-regimes", "all"}, "--oracle-regimes: expected \"one\" or \"both\", got \"all\""},
+      {{"--other-regime-samples", "-1"}, "--other-regime-samples: must be >= 0, got -1"},
       {{"--no-such-flag"}, "dnnbench: The following argument was not expected: --no-such-flag"},
   };
   for (const auto& c : cases) {
