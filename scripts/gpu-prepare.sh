@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Run here (a machine with Debian's package registry): downloads the .deb files of the build
-# dependencies the GPU machine lacks into .debs/ (git-ignored). scripts/gpu-run.sh unpacks them
-# into a prefix there. The GPU machine has CUDA, cuDNN, g++, CMake and ninja but no registry.
+# dependencies the GPU machine lacks into .debs/ (git-ignored). There, with the folder carried
+# along, `DNNBENCH_DEBS=.debs scripts/run-samples` (or scripts/test, scripts/gpu-run.sh) unpacks them
+# into .deps/ through scripts/setup. The GPU machine has CUDA, cuDNN, g++, CMake and ninja but no registry.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,7 +11,8 @@ cd "$(dirname "$0")/.."
 # shared libraries.
 PACKAGES=(nlohmann-json3-dev libcli11-dev libfmt-dev libfmt9 libgtest-dev libtomlplusplus-dev libtomlplusplus3
           libarchive-dev libarchive13
-          libonnx-dev libonnx1 libonnxifi libprotobuf-dev libprotobuf32 libprotobuf-lite32)  # the ONNX importer
+          libonnx-dev libonnx1 libonnxifi libprotobuf-dev libprotobuf32 libprotobuf-lite32  # the ONNX importer
+          libdnnl-dev libdnnl2 ocl-icd-opencl-dev ocl-icd-libopencl1 opencl-c-headers opencl-clhpp-headers)  # onednn
 # Shared libraries libarchive needs that the GPU machine's own system may already have: kept
 # apart (.debs/fallback) and unpacked there only when its system lacks the soname, so that they
 # never shadow the system's copies.

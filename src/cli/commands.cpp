@@ -5,12 +5,14 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
+#include <string_view>
 
 #include "cli/distributed_command.hpp"
 #include "cli/import_command.hpp"
@@ -46,6 +48,7 @@
 #include "run/repeat_passes.hpp"
 #include "run/suite_runner.hpp"
 #include "version/git_revision.hpp"
+#include "version/providers_not_built.hpp"
 
 namespace dnnbench {
 namespace {
@@ -615,6 +618,17 @@ int execute_list_providers() {
     } catch (const std::exception& e) {
       fmt::print("{:<10} unusable: {}\n", entry.name, e.what());
     }
+  }
+  // What this binary lacks, with CMake's reason: a user with a GPU who sees no cudnn line learns
+  // why here, not by reading the configure output again.
+  std::string_view not_built = providers_not_built();
+  while (!not_built.empty()) {
+    const auto end = std::min(not_built.find('\n'), not_built.size());
+    const auto line = not_built.substr(0, end);
+    const auto colon = line.find(": ");
+    if (colon != std::string_view::npos)
+      fmt::print("{:<10} not built: {}\n", line.substr(0, colon), line.substr(colon + 2));
+    not_built.remove_prefix(std::min(end + 1, not_built.size()));
   }
   return kExitOk;
 }
