@@ -34,6 +34,7 @@
 #include "report/peaks.hpp"
 #include "report/tuning_db.hpp"
 #include "report/tuning_report.hpp"
+#include "report/workload_report.hpp"
 #include "run/build_ahead.hpp"
 #include "run/calibration.hpp"
 #include "run/distributed_run.hpp"
@@ -231,12 +232,16 @@ int write_run_outputs(const RunCommand& c, const SuiteResult& suite,
   }
   const auto model = model_summary(suite, layer_counts);
   if (!options.dry_run) print_model_summary(std::cout, model);
+  const auto workloads = workload_report(suite);
+  if (!options.dry_run) print_workload_report(std::cout, workloads);
+  if (const auto line = workload_inputs_line(suite); !line.empty()) fmt::print(std::cout, "{}\n", line);
   if (!c.output.empty() && options.dry_run) {
     if (!c.quiet) fmt::print(std::cout, "Dry run: nothing written to {}\n", c.output);
   } else if (!c.output.empty()) {
     try {
       auto doc = suite_to_json(suite);
       if (!model.empty()) doc["model_summary"] = model_summary_to_json(model);
+      if (!workloads.empty()) doc["workload_report"] = workload_report_to_json(workloads);
       write_json_file(c.output, doc);
       if (!c.quiet) fmt::print(std::cout, "Results written to {}\n", c.output);
     } catch (const std::exception& e) {
@@ -273,9 +278,11 @@ int execute_repeat_passes(RunCommand& c, const std::vector<std::string>& command
     throw UsageError("--shard with --repeat N: run each shard's passes with --repeat, then merge the shards");
   check_output_paths(c, "");
   std::map<std::string, std::int64_t> layer_counts;
+  LayerModels layer_models;
   try {
     // Loaded here too, so that bad input is refused once, before N passes start.
-    const auto inputs = expand_inputs(c.graphs, options.archive, import_options_from(c.dims), &layer_counts);
+    const auto inputs =
+        expand_inputs(c.graphs, options.archive, import_options_from(c.dims), &layer_counts, &layer_models);
     if (inputs.inputs.empty()) throw UsageError("no graph files found in the -g arguments");
     if (!c.quiet) print_run_header(options, inputs.inputs.size());
   } catch (const UsageError&) {
@@ -365,6 +372,7 @@ int execute_repeat_passes(RunCommand& c, const std::vector<std::string>& command
       {"row_figures", "the pass whose median is the median of the passes' medians"},
       {"passes", pass_records}};
   attach_peaks(suite);
+  suite.layer_models = std::move(layer_models);
   if (const auto code = write_run_outputs(c, suite, layer_counts); code != 0) return code;
   // A pass that died leaves rows unmeasured that its merged result cannot show as error rows.
   const int code = exit_code_for(suite);
@@ -450,8 +458,9 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
   const auto import_options = import_options_from(c.dims);
   GraphInputs inputs;  // owns the folders archives and imports are extracted into, until the run is over
   std::map<std::string, std::int64_t> layer_counts;  // of imported layers: the model summary
+  LayerModels layer_models;                          // and the workload report
   try {
-    inputs = expand_inputs(c.graphs, options.archive, import_options, &layer_counts);
+    inputs = expand_inputs(c.graphs, options.archive, import_options, &layer_counts, &layer_models);
   } catch (const std::exception& e) {
     fmt::print(std::cerr, "dnnbench: {}\n", e.what());
     return kExitError;
@@ -554,6 +563,7 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
                                             {"directory", profile->directory},
                                             {"tool_path", profile->tool_path},
                                             {"executions", profile->executions}};
+  suite.layer_models = std::move(layer_models);
   if (const auto code = write_run_outputs(c, suite, layer_counts); code != 0) return code;
   return exit_code_for(suite);  // 128 + the signal after a stop, as the JSON's exit_code says
 }

@@ -36,9 +36,11 @@ std::optional<int> execute_run_under_mpi(RunCommand& c, const std::vector<std::s
   auto& options = c.options;
   GraphInputs inputs;
   std::map<std::string, std::int64_t> layer_counts;  // of imported layers: the model summary
+  LayerModels layer_models;                          // and the workload report
   try {
     // As without MPI: model files and command-line lists are converted on every rank alike.
-    inputs = expand_inputs(c.graphs, options.archive, import_options_from(c.dims), &layer_counts);
+    inputs =
+        expand_inputs(c.graphs, options.archive, import_options_from(c.dims), &layer_counts, &layer_models);
   } catch (const std::exception& e) {
     // Not fatal here: this rank's inputs then differ from the others', and rank 0 refuses the run.
     fmt::print(std::cerr, "dnnbench: {}\n", e.what());
@@ -89,6 +91,7 @@ std::optional<int> execute_run_under_mpi(RunCommand& c, const std::vector<std::s
                strsignal(signal));
   // The ranks' devices are alike unless --allow-mixed-ranks: rank 0's then describe every row.
   if (!c.allow_mixed_ranks) attach_peaks(outcome.suite);
+  outcome.suite.layer_models = std::move(layer_models);
   const int written = write_run_outputs(c, outcome.suite, layer_counts);
   std::cout.flush();
   const int code = written != 0 ? written : outcome.exit_code;

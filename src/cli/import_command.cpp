@@ -53,11 +53,27 @@ void add_import_options(CLI::App& app, ImportCommand& c) {
   app.add_option("--format", c.format, "Read every source as this format (default: recognised per file)")
       ->check(CLI::IsMember({"miopen", "benchdnn", "onnx"}));
   add_dim_option(app, c.dims);
+  app.add_option(
+         "--dtype", c.dtype,
+         "ONNX: make the model's fp32 data tensors this type, as mixed precision runs them (batch-norm "
+         "statistics and compute stay fp32)")
+      ->check(CLI::IsMember({"half", "bfloat16", "float"}));
+  app.add_option(
+         "--layout", c.layout,
+         "ONNX: store convolution, pooling and batch-norm tensors NCHW (default) or channels-last (NHWC)")
+      ->check(CLI::IsMember({"nchw", "nhwc"}));
+  app.add_flag(
+      "--backward", c.backward,
+      "ONNX: also import each convolution's backward-data and backward-weights graphs, each matmul's "
+      "two gradient matmuls and each attention's backward (training)");
   app.add_flag("-q,--quiet", c.quiet, "Print nothing but errors");
 }
 
 int execute_import(const ImportCommand& c) {
-  const ImportOptions options = import_options_from(c.dims);
+  ImportOptions options = import_options_from(c.dims);
+  if (!c.dtype.empty() && c.dtype != "float") options.float_type = parse_dtype(c.dtype);
+  options.channels_last = c.layout == "nhwc";
+  options.backward = c.backward;
   std::vector<std::pair<std::string, ImportResult>> results;
   for (const auto& source : c.sources) {
     std::optional<SourceFormat> format =

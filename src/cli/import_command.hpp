@@ -16,6 +16,9 @@ struct ImportCommand {
   std::string output;
   std::string format;             // empty: by the file (input/import.hpp detect_source_format)
   std::vector<std::string> dims;  // --dim NAME=VALUE
+  std::string dtype;              // --dtype half|bfloat16 (ONNX): fp32 data tensors become this type
+  std::string layout = "nchw";    // --layout nchw|nhwc (ONNX): how convolution tensors are stored
+  bool backward = false;          // --backward (ONNX): add the gradients' graphs
   bool quiet = false;
 };
 

@@ -13,6 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tensor/dtype.hpp"
+
 namespace dnnbench {
 
 // One layer taken from a source: its graph and where it came from.
@@ -36,6 +38,15 @@ struct ImportResult {
 
 struct ImportOptions {
   std::map<std::string, std::int64_t> dims;  // --dim NAME=VALUE: values of symbolic ONNX dimensions
+  // ONNX only (docs/import.md). --dtype: fp32 data tensors become this type (half, bfloat16), as a
+  // mixed-precision run has them; batch-norm statistics and compute stay fp32.
+  std::optional<DataType> float_type = std::nullopt;
+  // --layout nhwc: the activations and filters of convolutions, pooling and batch norm are stored
+  // channels-last (NHWC / KRSC), as frameworks run fp16 / bf16 CNNs on tensor cores.
+  bool channels_last = false;
+  // --backward: each convolution also gives its backward-data and backward-weights graphs, each
+  // matmul the two matmuls of its gradients, each attention its SdpaBackward graph.
+  bool backward = false;
 };
 
 enum class SourceFormat { miopen_driver, benchdnn, onnx };

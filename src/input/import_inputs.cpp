@@ -31,9 +31,10 @@ std::vector<std::string> input_paths(const Manifest& manifest) {
 }
 
 using Counts = std::map<std::string, std::int64_t>;
+using Models = std::map<std::string, std::map<std::string, std::int64_t>>;
 
 void add_imported(GraphInputs& result, const std::string& part, SourceFormat format,
-                  const ImportOptions& options, Counts& counts) {
+                  const ImportOptions& options, Counts& counts, Models& models) {
   Manifest manifest;
   try {
     manifest = build_manifest({{part, import_source(part, format, options)}});
@@ -52,6 +53,7 @@ void add_imported(GraphInputs& result, const std::string& part, SourceFormat for
   for (std::size_t k = 0; k < manifest.graphs.size(); ++k) {
     result.inputs.push_back({paths[k], folder->path() / manifest.graphs[k].file, std::nullopt});
     counts[paths[k]] += manifest.graphs[k].count;
+    models[paths[k]][fs::path(part).stem().string()] += manifest.graphs[k].count;
   }
   if (manifest.graphs.empty())
     result.inputs.push_back(
@@ -62,7 +64,7 @@ void add_imported(GraphInputs& result, const std::string& part, SourceFormat for
   result.extraction_folders.push_back(std::move(folder));
 }
 
-bool add_manifest(GraphInputs& result, const fs::path& path, Counts& counts) {
+bool add_manifest(GraphInputs& result, const fs::path& path, Counts& counts, Models& models) {
   std::optional<std::vector<ManifestEntry>> entries;
   try {
     entries = read_manifest(path);
@@ -71,9 +73,17 @@ bool add_manifest(GraphInputs& result, const fs::path& path, Counts& counts) {
     return true;
   }
   if (!entries) return false;
+  // Graphs whose first source is the same (a layer's forward and backward passes) are named with
+  // their file too, so that results and counts keep them apart.
+  std::map<std::string, int> uses;
+  for (const auto& entry : *entries) ++uses[entry.source];
   for (const auto& entry : *entries) {
-    result.inputs.push_back({entry.source, entry.file, std::nullopt});
-    counts[entry.source] += entry.count;
+    const std::string name = uses[entry.source] > 1
+                                 ? fmt::format("{} ({})", entry.source, entry.file.stem().string())
+                                 : entry.source;
+    result.inputs.push_back({name, entry.file, std::nullopt});
+    counts[name] += entry.count;
+    for (const auto& [model, count] : entry.models) models[name][model] += count;
   }
   return true;
 }
@@ -81,9 +91,10 @@ bool add_manifest(GraphInputs& result, const fs::path& path, Counts& counts) {
 }  // namespace
 
 GraphInputs expand_inputs(const std::vector<std::string>& arguments, const ArchiveLimits& limits,
-                          const ImportOptions& options, Counts* layer_counts) {
+                          const ImportOptions& options, Counts* layer_counts, Models* layer_models) {
   GraphInputs result;
   Counts counts;
+  Models models;
   for (const auto& argument : arguments) {
     std::stringstream parts(argument);
     std::string part;
@@ -92,17 +103,19 @@ GraphInputs expand_inputs(const std::vector<std::string>& arguments, const Archi
       std::error_code ec;
       const fs::path path(part);
       if (fs::is_directory(path, ec) && fs::is_regular_file(path / std::string(kManifestFileName), ec) &&
-          add_manifest(result, path / std::string(kManifestFileName), counts))
+          add_manifest(result, path / std::string(kManifestFileName), counts, models))
         continue;
-      if (path.filename() == std::string(kManifestFileName) && add_manifest(result, path, counts)) continue;
+      if (path.filename() == std::string(kManifestFileName) && add_manifest(result, path, counts, models))
+        continue;
       if (const auto format = detect_source_format(path)) {
-        add_imported(result, part, *format, options, counts);
+        add_imported(result, part, *format, options, counts, models);
         continue;
       }
       append(result, expand_graph_inputs({part}, limits));
     }
   }
   if (layer_counts) *layer_counts = std::move(counts);
+  if (layer_models) *layer_models = std::move(models);
   return result;
 }
 

@@ -37,6 +37,47 @@ GraphCost checked_cost(const json& graph, const std::string& source) {
   return graph_cost(parsed);
 }
 
+// The model a source names: the manifest input it starts with (`resnet50.onnx:conv1` ->
+// `resnet50`), else what precedes its first `:` (`nets.txt:4` -> `nets`).
+std::string model_of_source(const std::string& source, const std::vector<std::string>& inputs) {
+  for (const auto& input : inputs)
+    if (source.size() > input.size() && source.compare(0, input.size(), input) == 0 &&
+        source[input.size()] == ':')
+      return fs::path(input).stem().string();
+  return fs::path(source.substr(0, source.find(':'))).stem().string();
+}
+
+// Models of a graph entry without a `models` key: its count goes to its sources' models, one
+// layer per source and the rest (a repeat count) to the first source's.
+std::map<std::string, std::int64_t> models_from_sources(const std::vector<std::string>& sources,
+                                                        std::int64_t count,
+                                                        const std::vector<std::string>& inputs,
+                                                        const std::string& fallback) {
+  std::map<std::string, std::int64_t> models;
+  if (sources.empty()) {
+    models[fallback] = count;
+    return models;
+  }
+  for (const auto& source : sources) ++models[model_of_source(source, inputs)];
+  const auto listed = static_cast<std::int64_t>(sources.size());
+  if (count > listed) models[model_of_source(sources.front(), inputs)] += count - listed;
+  return models;
+}
+
+std::map<std::string, std::int64_t> read_models(const json& models, const std::string& file,
+                                                const std::string& at) {
+  if (!models.is_object())
+    throw InputError(file, at, "expected an object of model -> {\"count\": N} (or model -> N)");
+  std::map<std::string, std::int64_t> out;
+  for (const auto& [name, value] : models.items()) {
+    const json& count = value.is_object() && value.contains("count") ? value["count"] : value;
+    if (!count.is_number_integer() || count.get<std::int64_t>() < 1)
+      throw InputError(file, at + "." + name, "expected a positive count of the layer in this model");
+    out[name] = count.get<std::int64_t>();
+  }
+  return out;
+}
+
 }  // namespace
 
 Manifest build_manifest(const std::vector<std::pair<std::string, ImportResult>>& results) {
@@ -132,6 +173,11 @@ std::optional<std::vector<ManifestEntry>> read_manifest(const fs::path& path) {
   const std::string source = path.string();
   if (!doc.contains("graphs") || !doc["graphs"].is_array())
     throw InputError(source, "graphs", "expected an array of graph entries");
+  std::vector<std::string> inputs;
+  if (doc.contains("inputs") && doc["inputs"].is_array())
+    for (const auto& input : doc["inputs"])
+      if (input.is_string()) inputs.push_back(input.get<std::string>());
+  const std::string folder_model = path.parent_path().filename().string();
   std::vector<ManifestEntry> entries;
   for (std::size_t k = 0; k < doc["graphs"].size(); ++k) {
     const auto& g = doc["graphs"][k];
@@ -141,11 +187,13 @@ std::optional<std::vector<ManifestEntry>> read_manifest(const fs::path& path) {
     ManifestEntry entry;
     entry.file = path.parent_path() / g["file"].get<std::string>();
     entry.count = g.value("count", std::int64_t{1});
-    if (g.contains("sources") && g["sources"].is_array() && !g["sources"].empty() &&
-        g["sources"][0].is_string())
-      entry.source = g["sources"][0].get<std::string>();
-    else
-      entry.source = entry.file.string();
+    std::vector<std::string> sources;
+    if (g.contains("sources") && g["sources"].is_array())
+      for (const auto& s : g["sources"])
+        if (s.is_string()) sources.push_back(s.get<std::string>());
+    entry.source = sources.empty() ? entry.file.string() : sources.front();
+    entry.models = g.contains("models") ? read_models(g["models"], source, at + ".models")
+                                        : models_from_sources(sources, entry.count, inputs, folder_model);
     entries.push_back(std::move(entry));
   }
   return entries;

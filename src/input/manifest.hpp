@@ -4,6 +4,7 @@
 // graph JSON files plus DIR/manifest.json (docs/import.md).
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -50,6 +51,10 @@ struct ManifestEntry {
   std::filesystem::path file;
   std::string source;  // the first source, as results name it
   std::int64_t count = 1;
+  // The models the graph's layers come from, model -> occurrences: a collection's `models` key
+  // (graphs/workloads, docs/import.md), else the stem of the input each source names
+  // (`resnet50.onnx:conv1` is model `resnet50`).
+  std::map<std::string, std::int64_t> models;
 };
 std::optional<std::vector<ManifestEntry>> read_manifest(const std::filesystem::path& path);
 

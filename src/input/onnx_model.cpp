@@ -242,7 +242,13 @@ class OnnxImporter {
     }
     return dims;
   }
+  // The graph's type of a value: --dtype retypes fp32.
   DataType dtype_of(const std::string& name) const {
+    const DataType type = stored_dtype_of(name);
+    return type == DataType::f32 && options_.float_type ? *options_.float_type : type;
+  }
+  // The model's own type of a value.
+  DataType stored_dtype_of(const std::string& name) const {
     const auto it = infos_.find(name);
     const int type = it == infos_.end() ? 0 : it->second.elem_type;
     const auto dt = onnx_dtype(type);
@@ -323,6 +329,10 @@ class OnnxImporter {
     for (int k : nodes) consumed_.insert(k);
   }
   const onnx::NodeProto& graph_node(int k) const { return graph().node(k); }
+  // A backward pass of a layer already emitted: its own source, `model.onnx:node#pass`.
+  void emit_pass(json graph, const onnx::NodeProto& node, const std::string& pass) {
+    result_.graphs.push_back({std::move(graph), source(node) + "#" + pass, 1});
+  }
 
   std::string graph_name(const onnx::NodeProto& node) const {
     std::string name = stem_ + "_" + node_name(node);
@@ -424,21 +434,29 @@ class OnnxImporter {
 
   // Appends the epilogue's nodes after `from` (an intermediate); the last writes `out_name`.
   void add_epilogue(GraphBuilder& b, const Epilogue& e, std::int64_t from, const Dims& dims, DataType type,
-                    std::vector<int>& nodes) {
+                    std::vector<int>& nodes, bool spatial = false) {
     std::int64_t current = from;
+    const auto strides = [&](const Dims& d) { return spatial && d == dims ? spatial_strides(d) : Dims{}; };
     if (e.add >= 0) {
       const Dims other = right_aligned(dims_of(e.add_operand), dims.size());
-      const auto o = b.tensor("residual", other, {}, dtype_of(e.add_operand));
-      const auto out = e.activation >= 0 ? b.intermediate("added", dims) : b.tensor("y", dims, {}, type);
+      const auto o = b.tensor("residual", other, strides(other), dtype_of(e.add_operand));
+      const auto out =
+          e.activation >= 0 ? b.intermediate("added", dims) : b.tensor("y", dims, strides(dims), type);
       b.pointwise("add", current, o, out, "add");
       current = out;
       nodes.push_back(e.add);
     }
     if (e.activation >= 0) {
-      const auto out = b.tensor("y", dims, {}, type);
+      const auto out = b.tensor("y", dims, strides(dims), type);
       b.pointwise(e.activation_op, current, -1, out, "activation");
       nodes.insert(nodes.end(), e.activation_nodes.begin(), e.activation_nodes.end());
     }
+  }
+
+  // Strides of an activation or filter of a convolution, pooling or batch norm: channels-last
+  // with --layout nhwc, else packed (empty: the builder's default).
+  Dims spatial_strides(const Dims& dims) const {
+    return options_.channels_last && dims.size() >= 3 ? layout_strides(dims, true) : Dims{};
   }
 
   static Dims right_aligned(Dims dims, std::size_t rank) {
@@ -491,9 +509,9 @@ class OnnxImporter {
     const bool bias = node.input_size() > 2 && !node.input(2).empty();
     const Epilogue e = fusable_epilogue(node.output(0), true);
     const bool fused = bias || e.add >= 0 || e.activation >= 0;
-    const auto xt = b.tensor("x", x, {}, type);
-    const auto wt = b.tensor("w", w, {}, dtype_of(node.input(1)));
-    const auto yt = fused ? b.intermediate("conv_out", y) : b.tensor("y", y, {}, type);
+    const auto xt = b.tensor("x", x, spatial_strides(x), type);
+    const auto wt = b.tensor("w", w, spatial_strides(w), dtype_of(node.input(1)));
+    const auto yt = fused ? b.intermediate("conv_out", y) : b.tensor("y", y, spatial_strides(y), type);
     b.conv("fwd", xt, wt, yt, s);
     std::int64_t last = yt;
     if (bias) {
@@ -501,12 +519,33 @@ class OnnxImporter {
       bias_dims[1] = y[1];
       const auto bt = b.tensor("bias", bias_dims, {}, dtype_of(node.input(2)));
       const bool more = e.add >= 0 || e.activation >= 0;
-      const auto out = more ? b.intermediate("biased", y) : b.tensor("y", y, {}, type);
+      const auto out = more ? b.intermediate("biased", y) : b.tensor("y", y, spatial_strides(y), type);
       b.pointwise("add", yt, bt, out, "bias");
       last = out;
     }
-    add_epilogue(b, e, last, y, type, nodes);
+    add_epilogue(b, e, last, y, type, nodes, true);
     emit(b.take(), nodes);
+    if (options_.backward) conv_backward(node, x, w, y, s);
+  }
+
+  // The gradients of a convolution: backward data (dy, w -> dx), left out where x is the model's
+  // input (the stem's image needs no gradient), and backward weights (x, dy -> dw).
+  void conv_backward(const onnx::NodeProto& node, const Dims& x, const Dims& w, const Dims& y,
+                     const ConvSettings& s) {
+    const DataType type = dtype_of(node.input(0));
+    const bool model_input = graph().input_size() > 0 && graph().input(0).name() == node.input(0);
+    if (!model_input) {
+      GraphBuilder b(graph_name(node) + "_dgrad", type);
+      const auto dy = b.tensor("dy", y, spatial_strides(y), type);
+      const auto wt = b.tensor("w", w, spatial_strides(w), dtype_of(node.input(1)));
+      b.conv("bwd_data", dy, wt, b.tensor("dx", x, spatial_strides(x), type), s);
+      emit_pass(b.take(), node, "dgrad");
+    }
+    GraphBuilder b(graph_name(node) + "_wgrad", type);
+    const auto xt = b.tensor("x", x, spatial_strides(x), type);
+    const auto dy = b.tensor("dy", y, spatial_strides(y), type);
+    b.conv("bwd_weights", xt, dy, b.tensor("dw", w, spatial_strides(w), dtype_of(node.input(1))), s);
+    emit_pass(b.take(), node, "wgrad");
   }
 
   // SAME_UPPER / SAME_LOWER / VALID: the padding that gives the inferred output.
@@ -547,15 +586,15 @@ class OnnxImporter {
     GraphBuilder b(graph_name(node), type);
     std::vector<int> nodes{k};
     const bool bias = node.input_size() > 2 && !node.input(2).empty();
-    const auto dy = b.tensor("dy", x, {}, type);
-    const auto wt = b.tensor("w", w, {}, dtype_of(node.input(1)));
-    const auto dx = bias ? b.intermediate("conv_out", y) : b.tensor("dx", y, {}, type);
+    const auto dy = b.tensor("dy", x, spatial_strides(x), type);
+    const auto wt = b.tensor("w", w, spatial_strides(w), dtype_of(node.input(1)));
+    const auto dx = bias ? b.intermediate("conv_out", y) : b.tensor("dx", y, spatial_strides(y), type);
     b.conv("bwd_data", dy, wt, dx, s);
     if (bias) {
       Dims bias_dims(y.size(), 1);
       bias_dims[1] = y[1];
       const auto bt = b.tensor("bias", bias_dims, {}, dtype_of(node.input(2)));
-      b.pointwise("add", dx, bt, b.tensor("y", y, {}, type), "bias");
+      b.pointwise("add", dx, bt, b.tensor("y", y, spatial_strides(y), type), "bias");
     }
     emit(b.take(), nodes);
   }
@@ -610,6 +649,46 @@ class OnnxImporter {
     }
     add_epilogue(b, e, last, c, type, nodes);
     emit(b.take(), nodes);
+    if (options_.backward) matmul_backward(node, ad, as, wd, ws, c, trans_a);
+  }
+
+  // The gradients of C = A B as matmuls: dA = dC Bᵀ (stored as A) and dB = Aᵀ dC (stored as B).
+  // A weight B shared over A's batch dims gets the gradient summed over them, as one matmul over
+  // the flattened rows. A gradient that needs a sum over broadcast dims otherwise is left out.
+  void matmul_backward(const onnx::NodeProto& node, const Dims& a, const Dims& as, const Dims& b_dims,
+                       const Dims& bs, const Dims& c, bool trans_a) {
+    const std::size_t rank = c.size();
+    const auto lead = [&](const Dims& d) { return Dims(d.begin(), d.end() - 2); };
+    const auto swapped = [&](Dims d) {
+      std::swap(d[rank - 1], d[rank - 2]);
+      return d;
+    };
+    const DataType type = dtype_of(node.input(0)), b_type = dtype_of(node.input(1));
+    if (lead(a) == lead(c)) {
+      GraphBuilder g(graph_name(node) + "_dgrad", type);
+      const auto dc = g.tensor("dc", c, {}, type);
+      const auto bt = g.tensor("b", swapped(b_dims), swapped(bs), b_type);
+      g.matmul(dc, bt, g.tensor("da", a, as, type));
+      emit_pass(g.take(), node, "dgrad");
+    }
+    const Dims b_lead = lead(b_dims);
+    if (b_lead == lead(c)) {
+      GraphBuilder g(graph_name(node) + "_wgrad", type);
+      const auto at = g.tensor("a", swapped(a), swapped(as), type);
+      const auto dc = g.tensor("dc", c, {}, type);
+      g.matmul(at, dc, g.tensor("db", b_dims, bs, b_type));
+      emit_pass(g.take(), node, "wgrad");
+    } else if (std::all_of(b_lead.begin(), b_lead.end(), [](std::int64_t d) { return d == 1; }) &&
+               lead(a) == lead(c) && !trans_a) {
+      std::int64_t rows = a[rank - 2];
+      for (auto d : lead(c)) rows *= d;
+      const std::int64_t kk = a[rank - 1], n = c[rank - 1];
+      GraphBuilder g(graph_name(node) + "_wgrad", type);
+      const auto at = g.tensor("a", {kk, rows}, {1, kk}, type);
+      const auto dc = g.tensor("dc", {rows, n}, {}, type);
+      g.matmul(at, dc, g.tensor("db", {kk, n}, {bs[rank - 2], bs[rank - 1]}, b_type));
+      emit_pass(g.take(), node, "wgrad");
+    }
   }
 
   void gemm(int k) {
@@ -632,14 +711,16 @@ class OnnxImporter {
     stats[1] = x[1];
     const DataType type = dtype_of(node.input(0));
     GraphBuilder b(graph_name(node), type);
-    const auto xt = b.tensor("x", x, {}, type);
+    const auto xt = b.tensor("x", x, spatial_strides(x), type);
+    // Statistics, scale and bias keep the model's type: mixed precision runs batch norm with
+    // fp32 parameters (as MIOpen's bnormfp16 and cuDNN's fp16 batch norm do).
     const auto st = [&](const std::string& name, int input) {
-      return b.tensor(name, stats, {}, dtype_of(node.input(input)));
+      return b.tensor(name, stats, {}, stored_dtype_of(node.input(input)));
     };
     const auto scale = st("scale", 1), bias = st("bias", 2), mean = st("mean", 3),
                variance = st("variance", 4);
     const auto eps = b.scalar("epsilon", real(node, "epsilon", 1e-5f));
-    const auto y = b.tensor("y", x, {}, type);
+    const auto y = b.tensor("y", x, spatial_strides(x), type);
     b.node("BatchnormInferenceAttributesVarianceExt", "batchnorm",
            {{"x", xt},
             {"mean", mean},
@@ -716,7 +797,7 @@ class OnnxImporter {
                                                           : "AVGPOOL_EXCLUDE_PADDING";
     const DataType type = dtype_of(node.input(0));
     GraphBuilder b(graph_name(node), type);
-    b.pool(b.tensor("x", x, {}, type), b.tensor("y", y, {}, type), s);
+    b.pool(b.tensor("x", x, spatial_strides(x), type), b.tensor("y", y, spatial_strides(y), type), s);
     emit(b.take(), {k});
   }
 
@@ -735,7 +816,7 @@ class OnnxImporter {
     y[1] = x[1];
     const DataType type = dtype_of(node.input(0));
     GraphBuilder b(graph_name(node), type);
-    b.pool(b.tensor("x", x, {}, type), b.tensor("y", y, {}, type), s);
+    b.pool(b.tensor("x", x, spatial_strides(x), type), b.tensor("y", y, spatial_strides(y), type), s);
     emit(b.take(), {k});
   }
 
@@ -757,6 +838,16 @@ class OnnxImporter {
     b.pointwise(binary ? binary_ops().at(op) : unary_ops().at(op), a, c, b.tensor("y", y, {}, type),
                 "pointwise");
     emit(b.take(), {k});
+  }
+
+  // Casts around the softmax (transformers' eager attention computes it in fp32, `softmax(...,
+  // dtype=float32).to(query.dtype)`) are part of the attention: the graph's SDPA computes in fp32.
+  void skip_casts(std::vector<int>& nodes, std::string& value, int& next) const {
+    while (next >= 0 && graph_node(next).op_type() == "Cast") {
+      nodes.push_back(next);
+      value = graph_node(next).output(0);
+      next = sole_consumer(value);
+    }
   }
 
   // MatMul(q, kt) -> [Mul|Div by a constant] -> [Add mask] -> Softmax(last axis) -> MatMul(., v).
@@ -784,6 +875,7 @@ class OnnxImporter {
       value = n.output(0);
       next = sole_consumer(value);
     }
+    skip_casts(nodes, value, next);
     if (next < 0 || graph_node(next).op_type() != "Softmax") return false;
     const auto& softmax = graph_node(next);
     const auto rank = static_cast<std::int64_t>(dims_of(value).size());
@@ -792,12 +884,24 @@ class OnnxImporter {
     nodes.push_back(next);
     value = softmax.output(0);
     next = sole_consumer(value);
+    skip_casts(nodes, value, next);
     if (next < 0 || graph_node(next).op_type() != "MatMul" || graph_node(next).input(0) != value)
       return false;
     const auto& pv = graph_node(next);
     nodes.push_back(next);
     Dims q = dims_of(qk.input(0)), kt = dims_of(qk.input(1)), v = dims_of(pv.input(1)),
          o = dims_of(pv.output(0));
+    Dims mask_dims = mask.empty() ? Dims{} : right_aligned(dims_of(mask), q.size());
+    // Grouped-query attention written with broadcasting: q [B, Hkv, G, S, D] against k and v
+    // [B, Hkv, 1, L, D] is SDPA of Hkv * G query heads over Hkv key-value heads, in the same memory.
+    if (q.size() == 5 && kt.size() == 5 && v.size() == 5 && kt[2] == 1 && v[2] == 1 &&
+        (mask.empty() || mask_dims[2] == 1)) {
+      q = {q[0], q[1] * q[2], q[3], q[4]};
+      o = {o[0], o[1] * o[2], o[3], o[4]};
+      kt = {kt[0], kt[1], kt[3], kt[4]};
+      v = {v[0], v[1], v[3], v[4]};
+      if (!mask.empty()) mask_dims = {mask_dims[0], mask_dims[1], mask_dims[3], mask_dims[4]};
+    }
     if (q.size() != 4 || kt.size() != 4 || v.size() != 4) return false;  // [B, H, S, D] only
     const Dims kd{kt[0], kt[1], kt[3], kt[2]};
     const DataType type = dtype_of(qk.input(0));
@@ -807,14 +911,36 @@ class OnnxImporter {
     const auto vt = b.tensor("v", v, {}, type);
     const auto ot = b.tensor("o", o, {}, type);
     if (!mask.empty()) {
-      const auto mt = b.tensor("attn_mask", right_aligned(dims_of(mask), 4), {}, dtype_of(mask));
+      const auto mt = b.tensor("attn_mask", mask_dims, {}, dtype_of(mask));
       b.node("SdpaAttributes", "sdpa", {{"q", qt}, {"k", ktt}, {"v", vt}, {"attn_mask", mt}}, {{"o", ot}},
              json{{"causal_mask", false}, {"attn_scale_value", scale}, {"generate_stats", false}});
     } else {
       b.sdpa(qt, ktt, vt, ot, scale, false);
     }
     emit(b.take(), nodes);
+    if (options_.backward)
+      sdpa_backward(qk, q, kd, v, o, type, scale, false, mask_dims, mask.empty() ? type : dtype_of(mask));
     return true;
+  }
+
+  // The attention's backward (SdpaBackward: q, k, v, o, do and the forward's logsumexp stats ->
+  // dq, dk, dv), with the forward's mask and scale.
+  void sdpa_backward(const onnx::NodeProto& node, const Dims& q, const Dims& k, const Dims& v, const Dims& o,
+                     DataType type, double scale, bool causal, const Dims& mask, DataType mask_type) {
+    GraphBuilder b(graph_name(node) + "_sdpa_bwd", type);
+    std::vector<std::pair<std::string, std::int64_t>> inputs{
+        {"q", b.tensor("q", q, {}, type)},
+        {"k", b.tensor("k", k, {}, type)},
+        {"v", b.tensor("v", v, {}, type)},
+        {"o", b.tensor("o", o, {}, type)},
+        {"do", b.tensor("do", o, {}, type)},
+        {"stats", b.tensor("stats", {q[0], q[1], q[2], 1}, {}, DataType::f32)}};
+    if (!mask.empty()) inputs.emplace_back("attn_mask", b.tensor("attn_mask", mask, {}, mask_type));
+    const auto dq = b.tensor("dq", q, {}, type), dk = b.tensor("dk", k, {}, type),
+               dv = b.tensor("dv", v, {}, type);
+    b.node("SdpaBackwardAttributes", "sdpa_bwd", inputs, {{"dq", dq}, {"dk", dk}, {"dv", dv}},
+           json{{"causal_mask", causal}, {"attn_scale_value", scale}});
+    emit_pass(b.take(), node, "sdpa_bwd");
   }
 
   // The Attention op (ONNX opset 23; also com.microsoft's with 4-D inputs): Q, K, V [B, H, S, D],
@@ -842,15 +968,19 @@ class OnnxImporter {
     const auto qt = b.tensor("q", q, {}, type), kt = b.tensor("k", kk, {}, type),
                vt = b.tensor("v", v, {}, type);
     const auto ot = b.tensor("o", o, {}, type);
-    if (node.input_size() > 3 && !node.input(3).empty()) {
-      const auto mt =
-          b.tensor("attn_mask", right_aligned(dims_of(node.input(3)), 4), {}, dtype_of(node.input(3)));
+    const std::string mask = node.input_size() > 3 ? node.input(3) : "";
+    if (!mask.empty()) {
+      const auto mt = b.tensor("attn_mask", right_aligned(dims_of(mask), 4), {}, dtype_of(mask));
       b.node("SdpaAttributes", "sdpa", {{"q", qt}, {"k", kt}, {"v", vt}, {"attn_mask", mt}}, {{"o", ot}},
              json{{"causal_mask", causal}, {"attn_scale_value", scale}, {"generate_stats", false}});
     } else {
       b.sdpa(qt, kt, vt, ot, scale, causal);
     }
     emit(b.take(), {k});
+    if (options_.backward)
+      sdpa_backward(node, q, kk, v, o, type, scale, causal,
+                    mask.empty() ? Dims{} : right_aligned(dims_of(mask), 4),
+                    mask.empty() ? type : dtype_of(mask));
   }
 
   std::string file_, stem_;

@@ -314,6 +314,7 @@ Comparison compare_runs(const RunFile& ra, const RunFile& rb, const CompareOptio
     ++n;
   }
   if (n > 0) c.geomean_ratio = std::exp(log_sum / n);
+  c.workload_diff = workload_diff(workload_report(ra.suite), workload_report(rb.suite));
   return c;
 }
 

@@ -12,6 +12,7 @@
 #include "report/results.hpp"
 #include "report/run_conditions.hpp"
 #include "report/verdict.hpp"
+#include "report/workload_report.hpp"
 
 namespace dnnbench {
 
@@ -78,7 +79,11 @@ struct Comparison {
   int faster = 0, slower = 0, same = 0, undecided = 0, broken = 0;
   std::vector<std::string> version_changes;  // providers whose library version differs
   std::vector<PickChange> library_view;      // filled when version_changes is not empty
-  bool invalid() const;                      // an invalidating condition differs
+  // The workload report of each run side by side (report/workload_report.hpp), when both runs
+  // have layer models and oracle verdicts: how often each library's pick is beaten, per family
+  // and model, in A's library version and in B's.
+  std::vector<WorkloadGroupDiff> workload_diff;
+  bool invalid() const;  // an invalidating condition differs
   // A condition of the machine (load, governor, oversubscription) differs or disturbed a run.
   bool disturbed() const;
   std::map<std::string, int> noise_sources() const;  // rows judged, per noise source

@@ -90,6 +90,7 @@ void print_comparison(std::ostream& out, const Comparison& c) {
                                         : "  pick changed",
                  p.best_changed ? "  best changed" : "");
   }
+  if (!c.workload_diff.empty()) print_workload_diff(out, c.workload_diff);
   fmt::print(out, "\n{} compared: {} FASTER, {} SLOWER, {} SAME, {} UNDECIDED, {} broken in B\n",
              c.rows.size(), c.faster, c.slower, c.same, c.undecided, c.broken);
   if (const auto sources = c.noise_sources(); !sources.empty()) {
@@ -192,7 +193,8 @@ json comparison_to_json(const Comparison& c) {
           {"regressions", regressions},
           {"rows", rows},
           {"version_changes", c.version_changes},
-          {"library_view", view}};
+          {"library_view", view},
+          {"workload_diff", workload_diff_to_json(c.workload_diff)}};
 }
 
 void write_comparison_csv(std::ostream& out, const Comparison& c) {

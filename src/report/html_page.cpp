@@ -60,13 +60,14 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}
 
 const std::string_view kHtmlPageBody =
     R"PAGE(<header><h1 id="title">dnnbench report</h1><div class="meta" id="runmeta"></div></header>
-<nav><a href="#overview">Overview</a><a href="#graphs">Graphs</a><a href="#rows">Rows</a><a href="#failures">Failures</a><a href="#compare" id="navcompare" style="display:none">Compare</a><label>run <select id="runsel"></select></label></nav>
+<nav><a href="#overview">Overview</a><a href="#graphs">Graphs</a><a href="#rows">Rows</a><a href="#failures">Failures</a><a href="#workloads" id="navworkloads" style="display:none">Workloads</a><a href="#compare" id="navcompare" style="display:none">Compare</a><label>run <select id="runsel"></select></label></nav>
 <section id="overview"><h2>Overview</h2><div class="cards" id="kpis"></div>
 <div class="charts"><div><h3>Roofline: arithmetic intensity vs achieved FLOP/s, against the device's peaks</h3><div id="roofline"></div></div>
 <div><h3>The heuristic's pick against the best engine measured (per graph and provider)</h3><div id="rankchart"></div></div></div></section>
 <section id="graphs"><h2>Graphs</h2><div class="tools"><input id="graphfilter" placeholder="filter graphs (name, op, data type)"></div><div id="graphlist"></div></section>
 <section id="rows"><h2>Rows</h2><div id="rowtable"></div></section>
 <section id="failures"><h2>Failures</h2><div id="failtable"></div></section>
+<section id="workloads" style="display:none"><h2>Workloads: per op family and model</h2><div id="workloadbody"></div></section>
 <section id="compare" style="display:none"><h2>Compare</h2><div id="comparebody"></div></section>
 )PAGE";
 
@@ -346,6 +347,58 @@ function renderRun(run) {
     {t: 'graph', v: function (r) { return G(r).name; }}, {t: 'provider', k: 'p'}, {t: 'engine', k: 'e'},
     {t: 'status', k: 'st', cls: function (r) { return 'st-' + r.st.split(' ')[0]; }}, {t: 'message', k: 'msg', cls: function () { return 'msg'; }}
   ], fails.concat(graphFails).concat(skipped), {});
+  renderWorkloads(run);
+}
+
+// The workload report (report/workload_report.hpp): one bar per op family (with --oracle, the
+// share of graphs whose pick is significantly beaten; without, the family's share of the model
+// time) and the table of every group.
+function workloadBars(p) {
+  var fam = p.groups.filter(function (g) { return g.kind === 'family'; });
+  var all = p.groups[0];
+  if (!fam.length) return '';
+  var W = 640, rowH = 18, L = 150, R = 230, H = fam.length * rowH + 24;
+  var X = function (v) { return L + (W - L - R) * Math.max(0, Math.min(1, v)); };
+  var s = '<svg class="chart workload" width="' + W + '" height="' + H + '" viewBox="0 0 ' + W + ' ' + H + '">';
+  fam.forEach(function (g, i) {
+    var y = 4 + i * rowH, o = g.oracle;
+    var v = o ? o.share_beaten : (all.pick_total_ms > 0 ? g.pick_total_ms / all.pick_total_ms : 0);
+    var label = o ? fmtPct(o.share_beaten) + ' of ' + o.graphs_judged + ' beaten, geomean ' + (isnum(o.geomean_gap) ? fmtX(o.geomean_gap) : '-') + ', saves ' + fmtPct(o.time_saved_share)
+                  : fmtPct(v) + ' of model time, ' + g.graphs + ' graphs';
+    s += '<text x="' + (L - 6) + '" y="' + (y + 12) + '" text-anchor="end">' + esc(g.name) + '</text>';
+    s += '<rect class="bar' + (o && o.graphs_beaten ? ' pick' : '') + '" x="' + L + '" y="' + (y + 3) + '" width="' + Math.max(1, X(v) - L).toFixed(1) + '" height="' + (rowH - 6) + '"><title>' + esc(g.name + ': ' + label) + '</title></rect>';
+    s += '<text x="' + (X(v) + 4).toFixed(1) + '" y="' + (y + 12) + '">' + esc(label) + '</text>';
+  });
+  var yb = fam.length * rowH + 8;
+  s += '<line class="axis" x1="' + L + '" x2="' + (W - R) + '" y1="' + yb + '" y2="' + yb + '"/><text x="' + L + '" y="' + (yb + 14) + '">0</text><text x="' + (W - R) + '" y="' + (yb + 14) + '" text-anchor="end">100%</text></svg>';
+  return s;
+}
+
+function renderWorkloads(run) {
+  var w = run.workload || [];
+  el('workloads').style.display = w.length ? '' : 'none';
+  el('navworkloads').style.display = w.length ? '' : 'none';
+  el('workloadbody').innerHTML = '';
+  w.forEach(function (p) {
+    var box = document.createElement('div');
+    box.innerHTML = '<h3>' + esc(p.provider + (p.version ? ' ' + p.version : '')) + (p.oracle ? ': graphs whose pick is significantly beaten (graph regret, paired), per op family' : ': share of the model time (\u03a3 count \u00d7 median) per op family; run --oracle for the heuristic\'s gap') + '</h3>' + workloadBars(p);
+    var host = document.createElement('div'); box.appendChild(host);
+    el('workloadbody').appendChild(box);
+    var O = function (r, k) { return r.oracle ? r.oracle[k] : null; };
+    table(host, [
+      {t: 'group', v: function (r) { return r.kind === 'all' ? 'all' : r.kind + ' ' + r.name; }},
+      {t: 'graphs', k: 'graphs', num: 1}, {t: 'layers', k: 'layers', num: 1}, {t: 'untimed', k: 'graphs_untimed', num: 1},
+      {t: 'model ms (pick)', k: 'pick_total_ms', num: 1, f: function (r) { return fmtMs(r.pick_total_ms); }},
+      {t: 'model ms (best)', k: 'best_total_ms', num: 1, f: function (r) { return fmtMs(r.best_total_ms); }},
+      {t: 'judged', v: function (r) { return O(r, 'graphs_judged'); }, num: 1},
+      {t: 'beaten', v: function (r) { return O(r, 'graphs_beaten'); }, num: 1},
+      {t: 'share beaten', v: function (r) { return O(r, 'share_beaten'); }, num: 1, f: function (r) { return r.oracle ? fmtPct(r.oracle.share_beaten) : '-'; }},
+      {t: 'geomean gap', v: function (r) { return O(r, 'geomean_gap'); }, num: 1, f: function (r) { return fmtX(O(r, 'geomean_gap')); }},
+      {t: 'worst gap', v: function (r) { return O(r, 'worst_gap'); }, num: 1, f: function (r) { return fmtX(O(r, 'worst_gap')); }},
+      {t: 'model time saved', v: function (r) { return O(r, 'time_saved_share'); }, num: 1, f: function (r) { return r.oracle ? fmtPct(r.oracle.time_saved_share) : '-'; }},
+      {t: 'worst graph', v: function (r) { return O(r, 'worst_graph') || ''; }, cls: function () { return 'msg'; }}
+    ], p.groups, {});
+  });
 }
 
 function renderCompare(c) {

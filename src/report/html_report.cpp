@@ -8,6 +8,7 @@
 #include "report/compare_report.hpp"
 #include "report/html_page.hpp"
 #include "report/peaks.hpp"
+#include "report/workload_report.hpp"
 
 namespace dnnbench {
 namespace {
@@ -128,7 +129,8 @@ json run_data(const RunFile& run) {
             {"graph_errors", s.graph_errors}}},
           {"complete", run.suite.complete},
           {"graphs", graphs},
-          {"rows", rows}};
+          {"rows", rows},
+          {"workload", workload_report_to_json(workload_report(run.suite))}};
 }
 
 }  // namespace

@@ -420,6 +420,13 @@ SuiteResult suite_from_json(const json& doc) {
   if (!doc.is_object()) throw std::runtime_error("a results file holds a JSON object");
   suite.complete = get<bool>(doc, "complete");
   suite.metadata = at(doc, "metadata");
+  if (const auto it = doc.find("layer_models"); it != doc.end() && !it->is_null()) {
+    try {
+      suite.layer_models = it->get<LayerModels>();
+    } catch (const json::exception&) {
+      throw std::runtime_error("layer_models: expected {graph_path: {model: count}}");
+    }
+  }
   const auto& graphs = at(doc, "graphs");
   for (std::size_t i = 0; i < graphs.size(); ++i) {
     try {

@@ -12,7 +12,7 @@ namespace dnnbench {
 RowResult row_from_json(const nlohmann::json& row);
 GraphResult graph_from_json(const nlohmann::json& graph);
 // A whole results file (`run -o`); keys added to schema version 1 later (content_hash, data_type,
-// ops, peak) may be absent. Errors name the graph's index.
+// ops, peak, layer_models) may be absent. Errors name the graph's index.
 SuiteResult suite_from_json(const nlohmann::json& results);
 // Reads and parses a results file; errors name the path.
 SuiteResult read_results_file(const std::string& path);

@@ -380,22 +380,24 @@ json suite_to_json(const SuiteResult& suite) {
   const auto s = suite.summary();
   json graphs = json::array();
   for (const auto& g : suite.graphs) graphs.push_back(graph_to_json(g));
-  return {{"schema_version", kResultsSchemaVersion},
-          {"complete", suite.complete},
-          {"metadata", suite.metadata},
-          {"summary",
-           {{"graphs", s.graphs},
-            {"graph_errors", s.graph_errors},
-            {"rows", s.rows},
-            {"passed", s.passed},
-            {"failed", s.failed},
-            {"skipped", s.skipped},
-            {"errors", s.errors},
-            {"duplicates", s.duplicates},
-            {"filtered", s.filtered},
-            {"providers", provider_summaries_to_json(s)}}},
-          {"exit_code", exit_code_for(suite)},
-          {"graphs", graphs}};
+  json document = {{"schema_version", kResultsSchemaVersion},
+                   {"complete", suite.complete},
+                   {"metadata", suite.metadata},
+                   {"summary",
+                    {{"graphs", s.graphs},
+                     {"graph_errors", s.graph_errors},
+                     {"rows", s.rows},
+                     {"passed", s.passed},
+                     {"failed", s.failed},
+                     {"skipped", s.skipped},
+                     {"errors", s.errors},
+                     {"duplicates", s.duplicates},
+                     {"filtered", s.filtered},
+                     {"providers", provider_summaries_to_json(s)}}},
+                   {"exit_code", exit_code_for(suite)},
+                   {"graphs", graphs}};
+  if (!suite.layer_models.empty()) document["layer_models"] = suite.layer_models;
+  return document;
 }
 
 void write_json_file(const std::filesystem::path& path, const json& document) {

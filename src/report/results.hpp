@@ -395,11 +395,18 @@ struct Summary {
   std::vector<std::pair<std::string, ProviderSummary>> providers;  // in order of first row
 };
 
+// Where imported layers come from (input/import_inputs.hpp): graph_path -> model -> how many times
+// the layer occurs in that model. Empty when no input was an import source or manifest.
+using LayerModels = std::map<std::string, std::map<std::string, std::int64_t>>;
+
 struct SuiteResult {
   bool complete = false;  // every graph ran to its end and no stop was asked for
   int stop_signal = 0;    // the signal that stopped the run (SIGINT, SIGTERM); 0: none
   nlohmann::json metadata = nlohmann::json::object();
   std::vector<GraphResult> graphs;
+  // The models the graphs' layers come from (`layer_models` in the results), for the workload
+  // report (report/workload_report.hpp); set by the command after the run.
+  LayerModels layer_models;
   Summary summary() const;
 };
 
