@@ -4,7 +4,7 @@ shapes only (export_params=False: no weights are written; models are built from 
 never downloaded), for `scripts/make_workloads.sh`. Runs where PyTorch is (the GPU machine: torch,
 torchvision, timm, transformers; diffusers when present).
 
-    python3 scripts/export_workloads.py OUT_DIR [--only NAME[,NAME...]] [--cpu]
+    python3 scripts/export_workloads.py OUT_DIR [--only NAME[,...]] [--skip NAME[,...]] [--cpu]
 
 Writes OUT_DIR/<variant>.onnx (fp32; make_workloads.sh imports each in fp16 and bf16 with
 `dnnbench import --dtype`) and OUT_DIR/workloads.json, which says for each variant its model,
@@ -213,6 +213,62 @@ class SdBlock(nn.Module):
         return self.t2(self.r2(x, t), ctx)
 
 
+class SelfAttention(nn.Module):
+    """Multi-head self-attention as explicit matmuls and softmax (BERT's and timm's eager path)."""
+
+    def __init__(self, dim, heads, qkv_bias=True):
+        super().__init__()
+        self.h, self.d = heads, dim // heads
+        self.q, self.k, self.v = (nn.Linear(dim, dim, bias=qkv_bias) for _ in range(3))
+        self.o = nn.Linear(dim, dim)
+
+    def forward(self, x):
+        b, n, c = x.shape
+        q, k, v = (p(x).view(b, n, self.h, self.d).transpose(1, 2) for p in (self.q, self.k, self.v))
+        a = F.softmax(torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(self.d), dim=-1)
+        return self.o(torch.matmul(a, v).transpose(1, 2).reshape(b, n, c))
+
+
+class PlainBertLayer(nn.Module):
+    """BERT-base's encoder layer as transformers' BertLayer computes it (eager attention,
+    post-norm, GELU MLP), for where transformers is not installed."""
+
+    def __init__(self, dim=768, heads=12, inter=3072):
+        super().__init__()
+        self.attn, self.ln1 = SelfAttention(dim, heads), nn.LayerNorm(dim, eps=1e-12)
+        self.fc1, self.fc2, self.ln2 = nn.Linear(dim, inter), nn.Linear(inter, dim), nn.LayerNorm(dim, eps=1e-12)
+
+    def forward(self, x):
+        x = self.ln1(x + self.attn(x))
+        return self.ln2(x + self.fc2(F.gelu(self.fc1(x))))
+
+
+class PlainViT(nn.Module):
+    """ViT-B/16 as timm's vit_base_patch16_224 computes it (16x16 patches, class token, 12
+    pre-norm blocks of 12 heads, GELU MLP 3072, final norm and head), for where timm is not
+    installed (torchvision's runs nn.MultiheadAttention, whose fused path has no ONNX export)."""
+
+    def __init__(self, dim=768, depth=12, heads=12, classes=1000):
+        super().__init__()
+        self.patch = nn.Conv2d(3, dim, 16, stride=16)
+        self.cls = nn.Parameter(torch.zeros(1, 1, dim))
+        self.pos = nn.Parameter(torch.zeros(1, 197, dim))
+        self.blocks = nn.ModuleList()
+        for _ in range(depth):
+            self.blocks.append(nn.ModuleDict(dict(n1=nn.LayerNorm(dim, eps=1e-6), attn=SelfAttention(dim, heads),
+                                                  n2=nn.LayerNorm(dim, eps=1e-6), fc1=nn.Linear(dim, 4 * dim),
+                                                  fc2=nn.Linear(4 * dim, dim))))
+        self.norm, self.head = nn.LayerNorm(dim, eps=1e-6), nn.Linear(dim, classes)
+
+    def forward(self, x):
+        x = self.patch(x).flatten(2).transpose(1, 2)
+        x = torch.cat([self.cls.expand(x.shape[0], -1, -1), x], 1) + self.pos
+        for b in self.blocks:
+            x = x + b["attn"](b["n1"](x))
+            x = x + b["fc2"](F.gelu(b["fc1"](b["n2"](x))))
+        return self.head(self.norm(x)[:, 0])
+
+
 # ---------------------------------------------------------------- the collection
 
 
@@ -227,15 +283,18 @@ def vit_b16():
         import timm
 
         return timm.create_model("vit_base_patch16_224", pretrained=False)
-    except Exception as e:  # timm missing or its API moved: torchvision's ViT-B/16
-        print(f"  timm's ViT not usable ({e}); torchvision's vit_b_16 instead", flush=True)
-        return torchvision_model("vit_b_16")
+    except Exception as e:  # timm missing or its API moved: the same network written out
+        print(f"  timm's ViT not usable ({e}); the same ViT-B/16 written out instead", flush=True)
+        return PlainViT()
 
 
 def bert_layer():
-    from transformers import BertConfig
-    from transformers.models.bert.modeling_bert import BertLayer
-
+    try:
+        from transformers import BertConfig
+        from transformers.models.bert.modeling_bert import BertLayer
+    except Exception as e:  # transformers missing: the same layer written out
+        print(f"  transformers' BertLayer not usable ({e}); the same layer written out instead", flush=True)
+        return PlainBertLayer()
     try:
         config = BertConfig(attn_implementation="eager")
     except TypeError:
@@ -336,16 +395,18 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("out_dir")
     parser.add_argument("--only", default="", help="comma-separated variant names (or prefixes)")
+    parser.add_argument("--skip", default="", help="comma-separated variant names (or prefixes) to leave out")
     parser.add_argument("--cpu", action="store_true", help="trace on the CPU even where CUDA is")
     a = parser.parse_args()
     os.makedirs(a.out_dir, exist_ok=True)
     device = "cuda" if torch.cuda.is_available() and not a.cpu else "cpu"
     only = [s for s in a.only.split(",") if s]
+    skip = [s for s in a.skip.split(",") if s]
     catalog_path = os.path.join(a.out_dir, "workloads.json")
     catalog = {"format": "dnnbench-workload-exports", "version": 1, "torch": torch.__version__, "variants": []}
     exported, failed = [], []
     for name, meta, build in variants():
-        if only and not any(name.startswith(o) for o in only):
+        if (only and not any(name.startswith(o) for o in only)) or any(name.startswith(o) for o in skip):
             continue
         path = os.path.join(a.out_dir, name + ".onnx")
         start = time.time()

@@ -129,6 +129,7 @@ def main():
         "inputs": [m["name"] for m in models],
         "models": models,
         "totals": {"graphs": len(entries), "layers": total_layers, "flops": total_flops, "models": len(models),
+                   "base_models": len({m.get("model", m["name"]) for m in models}),
                    "not_imported": sum(sum(m["not_imported"].values()) for m in models)},
         "graphs": entries,
         "not_imported": [],
@@ -139,8 +140,9 @@ def main():
         f.write("\n")
     if not a.work:
         shutil.rmtree(work, ignore_errors=True)
-    print(f"{len(entries)} distinct graphs ({total_layers} layers) from {len(models)} model variants into "
-          f"{a.out_dir}; {len(failures)} failed", flush=True)
+    bases = sorted({m.get("model", m["name"]) for m in models})
+    print(f"{len(entries)} distinct graphs ({total_layers} layers) from {len(models)} model variants of {len(bases)} "
+          f"models ({', '.join(bases)}) into {a.out_dir}; {len(failures)} failed", flush=True)
     return 0
 
 
