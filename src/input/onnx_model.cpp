@@ -482,6 +482,7 @@ class OnnxImporter {
     if (op == "MaxPool" || op == "AveragePool") return pool(k);
     if (op == "GlobalAveragePool" || op == "GlobalMaxPool") return global_pool(k);
     if (op == "Attention") return attention(k);
+    if (op == "Pow" && rmsnorm_from_pow(k)) return;
     if (unary_ops().count(op) || binary_ops().count(op)) return pointwise(k);
     if (op == "Softmax")
       throw Skip{"softmax has no hipDNN graph node (it is imported inside attention as SDPA)"};
@@ -838,6 +839,62 @@ class OnnxImporter {
     b.pointwise(binary ? binary_ops().at(op) : unary_ops().at(op), a, c, b.tensor("y", y, {}, type),
                 "pointwise");
     emit(b.take(), {k});
+  }
+
+  // RMSNorm as exporters write it before opset 23 (which has RMSNormalization): Pow(x, 2) ->
+  // ReduceMean(last axis, keepdims) -> Add(epsilon) -> Sqrt -> Reciprocal or Div(1, .) ->
+  // Mul(x, .) [-> Cast] [-> Mul(scale)]. One RMSNormAttributes graph; a scale of ones where the
+  // model has none.
+  bool rmsnorm_from_pow(int k) {
+    const auto& pow = graph_node(k);
+    const auto exponent = pow.input_size() == 2 ? scalar_value(pow.input(1)) : std::nullopt;
+    if (!exponent || *exponent != 2.0) return false;
+    const std::string x = pow.input(0);
+    const auto out = [&](int n) { return graph_node(n).output(0); };
+    const auto is = [&](int n, const char* op) { return n >= 0 && graph_node(n).op_type() == op; };
+    std::vector<int> nodes{k};
+    const int mean = sole_consumer(out(k));
+    if (!is(mean, "ReduceMean") || integer(graph_node(mean), "keepdims", 1) != 1) return false;
+    const Dims xd = dims_of(x);
+    const auto rank = static_cast<std::int64_t>(xd.size());
+    const Dims axes = ints(graph_node(mean), "axes");
+    if (rank < 2 || axes.size() != 1 || (axes[0] != -1 && axes[0] != rank - 1)) return false;
+    const int add = sole_consumer(out(mean));
+    const auto epsilon =
+        is(add, "Add") ? scalar_value(other_input(graph_node(add), out(mean))) : std::nullopt;
+    if (!epsilon) return false;
+    const int root = sole_consumer(out(add));
+    if (!is(root, "Sqrt")) return false;
+    const int inverse = sole_consumer(out(root));
+    const bool reciprocal =
+        is(inverse, "Reciprocal") || (is(inverse, "Div") && graph_node(inverse).input(1) == out(root) &&
+                                      scalar_value(graph_node(inverse).input(0)) == 1.0);
+    if (!reciprocal) return false;
+    const int normalize = sole_consumer(out(inverse));
+    if (!is(normalize, "Mul") || other_input(graph_node(normalize), out(inverse)) != x) return false;
+    nodes.insert(nodes.end(), {mean, add, root, inverse, normalize});
+    std::string value = out(normalize);
+    int next = sole_consumer(value);
+    skip_casts(nodes, value, next);
+    std::string scale;
+    if (is(next, "Mul")) {
+      const std::string other = other_input(graph_node(next), value);
+      const auto it = infos_.find(other);
+      if (!other.empty() && it != infos_.end() && it->second.has_shape &&
+          right_aligned(dims_of(other), xd.size()) == right_aligned({xd.back()}, xd.size())) {
+        scale = other;
+        nodes.push_back(next);
+      }
+    }
+    const DataType type = dtype_of(x);
+    GraphBuilder b(graph_name(pow) + "_rmsnorm", type);
+    const auto xt = b.tensor("x", xd, {}, type);
+    const auto st = b.tensor("scale", {xd.back()}, {}, scale.empty() ? type : dtype_of(scale));
+    const auto et = b.scalar("epsilon", *epsilon);
+    b.node("RMSNormAttributes", "rmsnorm", {{"x", xt}, {"scale", st}, {"epsilon", et}},
+           {{"y", b.tensor("y", xd, {}, type)}}, json{{"forward_phase", "INFERENCE"}});
+    emit(b.take(), nodes);
+    return true;
   }
 
   // Casts around the softmax (transformers' eager attention computes it in fp32, `softmax(...,

@@ -1,8 +1,9 @@
 // The ONNX import options the real-workload collection uses (docs/import.md): --dtype retypes fp32
 // data tensors (batch-norm statistics stay fp32), --layout nhwc stores convolution tensors
 // channels-last, --backward adds the gradients' graphs (conv dgrad and wgrad, matmul dA and dB,
-// SDPA backward), and attention is recognised with casts around the softmax and in the
-// grouped-query form written with broadcasting. Every graph reads back and validates.
+// SDPA backward), attention is recognised with casts around the softmax and in the grouped-query
+// form written with broadcasting, and RMSNorm's decomposition is one RMSNorm graph. Every graph reads back
+// and validates.
 #include <gtest/gtest.h>
 
 #include "../input/import_test_util.hpp"
@@ -164,6 +165,49 @@ TEST_F(OnnxWorkloadOptions, GroupedQueryAttentionWithCastsIsOneSdpa) {
   EXPECT_EQ(bwd.nodes[0].kind, OpKind::sdpa_bwd);
   EXPECT_EQ(dims_of(bwd, "dk"), (std::vector<std::int64_t>{1, 2, 32, 16}));
   EXPECT_EQ(r.graphs[1].source, model.string() + ":scores#sdpa_bwd");
+}
+
+// RMSNorm as torch.onnx.export writes Llama's (opset 17): weight * (x * 1 / sqrt(mean(x^2) + eps)).
+TEST_F(OnnxWorkloadOptions, RmsNormPatternIsOneRmsNormGraph) {
+  const auto model = dir_ / "rmsnorm.onnx";
+  OnnxModelBuilder m("rmsnorm");
+  m.input("x", {std::int64_t{2}, std::int64_t{8}, std::int64_t{64}});
+  m.input("weight", {std::int64_t{64}});
+  m.float_scalar("two", 2.0f);
+  m.float_scalar("eps", 1e-5f);
+  m.float_scalar("one", 1.0f);
+  m.node("Pow", "pow", {"x", "two"}, {"sq"});
+  m.node("ReduceMean", "mean", {"sq"}, {"ms"}).ints("axes", {-1}).integer("keepdims", 1);
+  m.node("Add", "add_eps", {"ms", "eps"}, {"mse"});
+  m.node("Sqrt", "sqrt", {"mse"}, {"rms"});
+  m.node("Div", "inverse", {"one", "rms"}, {"inv"});
+  m.node("Mul", "normalize", {"x", "inv"}, {"n"});
+  m.node("Mul", "scale", {"weight", "n"}, {"y"});
+  m.node("Relu", "after", {"y"}, {"z"});
+  m.output("z");
+  m.write(model);
+  ImportOptions options;
+  options.float_type = DataType::bf16;
+  const auto r = import_onnx_file(model, options);
+  ASSERT_EQ(r.graphs.size(), 2u);  // the norm, and the Relu after it
+  EXPECT_EQ(r.graphs[0].source, model.string() + ":pow+mean+add_eps+sqrt+inverse+normalize+scale");
+  const Graph g = round_trip(r.graphs[0].graph);
+  ASSERT_EQ(g.nodes.size(), 1u);
+  EXPECT_EQ(g.nodes[0].kind, OpKind::rmsnorm);
+  EXPECT_EQ(dims_of(g, "x"), (std::vector<std::int64_t>{2, 8, 64}));
+  EXPECT_EQ(dims_of(g, "scale"), (std::vector<std::int64_t>{64}));
+  EXPECT_EQ(tensor_named(g, "x").dtype, DataType::bf16);
+  EXPECT_NEAR(*tensor_named(g, "epsilon").scalar_value, 1e-5, 1e-9);
+  // Squaring for another reason stays a pointwise graph.
+  OnnxModelBuilder other("square");
+  other.input("x", {std::int64_t{4}, std::int64_t{4}});
+  other.float_scalar("two", 2.0f);
+  other.node("Pow", "pow", {"x", "two"}, {"y"});
+  other.output("y");
+  other.write(dir_ / "square.onnx");
+  const auto plain = import_onnx_file(dir_ / "square.onnx", {});
+  ASSERT_EQ(plain.graphs.size(), 1u);
+  EXPECT_EQ(round_trip(plain.graphs[0].graph).nodes[0].kind, OpKind::pointwise);
 }
 
 }  // namespace
