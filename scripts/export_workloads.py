@@ -186,7 +186,9 @@ class SdTransformer(nn.Module):
         self.norm, self.proj_in, self.proj_out = nn.GroupNorm(32, dim), nn.Conv2d(dim, dim, 1), nn.Conv2d(dim, dim, 1)
         self.ln1, self.ln2, self.ln3 = nn.LayerNorm(dim), nn.LayerNorm(dim), nn.LayerNorm(dim)
         self.attn1, self.attn2 = SdAttention(dim, dim), SdAttention(dim, ctx_dim)
-        self.ff_in, self.ff_out = nn.Linear(dim, dim * 8), nn.Linear(dim * 4, dim)
+        # GEGLU's projection to 2 x 4 dim as two halves: the same matmuls, and shapes that ONNX's
+        # inference follows (a chunk of one projection becomes a Slice by computed indices).
+        self.ff_a, self.ff_gate, self.ff_out = nn.Linear(dim, dim * 4), nn.Linear(dim, dim * 4), nn.Linear(dim * 4, dim)
 
     def forward(self, x, ctx):
         b, c, hh, ww = x.shape
@@ -194,8 +196,8 @@ class SdTransformer(nn.Module):
         n1 = self.ln1(h)
         h = h + self.attn1(n1, n1)
         h = h + self.attn2(self.ln2(h), ctx)
-        a, gate = self.ff_in(self.ln3(h)).chunk(2, dim=-1)
-        h = h + self.ff_out(a * F.gelu(gate))
+        n3 = self.ln3(h)
+        h = h + self.ff_out(self.ff_a(n3) * F.gelu(self.ff_gate(n3)))
         return x + self.proj_out(h.transpose(1, 2).reshape(b, c, hh, ww))
 
 

@@ -1,10 +1,13 @@
 // Integration tests of the workload report (docs/results.md): `run -g` on a folder of graphs with
 // a collection manifest of several models, on oneDNN, with and without --oracle; the report in
 // the console, the JSON (validated by the schema test's rules: its keys), the HTML data and the
-// diff that `compare` prints between two runs.
+// diff that `compare` prints between two runs; and the shipped collection, graphs/workloads,
+// loads whole.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <fstream>
+#include <set>
 
 #include "cli_runner.hpp"
 
@@ -146,6 +149,31 @@ TEST(WorkloadReport, OracleShareOfBeatenPicksInConsoleJsonHtmlAndCompare) {
   EXPECT_EQ(cmp["workload_diff"][0]["kind"], "all");
   EXPECT_EQ(cmp["workload_diff"][0]["a"]["oracle"]["graphs_judged"], 3);
   EXPECT_EQ(cmp["workload_diff"][0]["b"]["oracle"]["graphs_judged"], 3);
+}
+
+// The shipped real-workload collection (graphs/workloads, docs/import.md) loads whole in a dry
+// run: at least 1000 distinct graphs, none failing to load or repeated, from model variants of at
+// least 10 real models (the manifest's `models[].model`).
+TEST(WorkloadReport, ShippedCollectionLoads) {
+  const auto folder = source_path("graphs/workloads");
+  const auto r = run_cli({"run", "-q", "-g", folder, "--dry-run", "--provider", "reference"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto at = r.out.find("Workloads: ");
+  ASSERT_NE(at, std::string::npos) << r.out.substr(r.out.size() > 2000 ? r.out.size() - 2000 : 0);
+  long graphs = 0, layers = 0, variants = 0;
+  ASSERT_EQ(std::sscanf(r.out.c_str() + at, "Workloads: %ld distinct graphs (%ld layers) from %ld models",
+                        &graphs, &layers, &variants),
+            3)
+      << r.out.substr(at, 200);
+  EXPECT_GE(graphs, 1000);
+  EXPECT_GT(layers, graphs);
+  EXPECT_NE(r.out.find("(0 failed to load)"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("duplicate"), std::string::npos) << "the collection holds each graph once";
+  const auto manifest = read_json(fs::path(folder) / "manifest.json");
+  std::set<std::string> models;
+  for (const auto& m : manifest.at("models")) models.insert(m.at("model").get<std::string>());
+  EXPECT_GE(models.size(), 10u);
+  EXPECT_EQ(static_cast<long>(manifest.at("models").size()), variants);
 }
 
 }  // namespace
