@@ -357,7 +357,7 @@ function workloadBars(p) {
   var fam = p.groups.filter(function (g) { return g.kind === 'family'; });
   var all = p.groups[0];
   if (!fam.length) return '';
-  var W = 640, rowH = 18, L = 150, R = 230, H = fam.length * rowH + 24;
+  var W = 860, rowH = 18, L = 150, R = 380, H = fam.length * rowH + 24;
   var X = function (v) { return L + (W - L - R) * Math.max(0, Math.min(1, v)); };
   var s = '<svg class="chart workload" width="' + W + '" height="' + H + '" viewBox="0 0 ' + W + ' ' + H + '">';
   fam.forEach(function (g, i) {
