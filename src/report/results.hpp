@@ -115,6 +115,10 @@ struct OracleCandidate {
   std::vector<std::pair<std::string, std::string>> knobs;
   std::optional<double> median_ms;   // primary figure (kernel time where there is one)
   std::optional<std::string> error;  // why it failed to build or run
+  // Two-rung sweeps (a plan space larger than its finalists): the screening median; a plan
+  // screened out keeps it as its median_ms, a finalist's median_ms is its full measurement.
+  std::optional<double> screen_median_ms;
+  bool screened_out = false, finalist = false;
 };
 
 // A paired, interleaved comparison of a baseline plan with another plan.
@@ -153,6 +157,13 @@ struct OracleResult {
   std::int64_t candidates_total = 0, candidates_benchmarked = 0, candidates_failed = 0;
   bool budget_exhausted = false;  // --oracle-max-plans / --oracle-max-seconds stopped the sweep
   double sweep_time_ms = 0;
+  std::int64_t screened_out = 0;  // candidates the sweep's first rung left out of its second
+  // Where the oracle's time went, in wall milliseconds: building the candidates' plans, screening
+  // them (the first rung, or the whole sweep in one rung), the finalists' full measurement, the
+  // paired re-timing with the winner's validation, its replication, --oracle-regimes both.
+  struct TimeSplit {
+    double build_ms = 0, screen_ms = 0, final_ms = 0, paired_ms = 0, replication_ms = 0, other_regime_ms = 0;
+  } time_split;
   std::optional<double> cpu_build_time_ms;            // of the winner
   std::optional<Stats> host_stats, gpu_kernel_stats;  // of the winner, from the paired re-timing
   std::optional<Stats> warm_baseline_stats;           // of the heuristic plan, from the paired re-timing

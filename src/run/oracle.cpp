@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <memory>
 
 #include "graph/errors.hpp"
 #include "measure/host_timer.hpp"
@@ -26,7 +27,9 @@ struct SweepEntry {
 // Builds, warms and briefly measures one candidate; failures are recorded, never thrown.
 SweepEntry sweep_one(GraphData& data, Provider& provider, Stream& stream, const PlanSpec& spec,
                      const RunOptions& options) {
-  SweepEntry e{spec, {spec.name(), false, knob_pairs(spec), std::nullopt, std::nullopt}, {}};
+  SweepEntry e{spec,
+               {spec.name(), false, knob_pairs(spec), std::nullopt, std::nullopt, std::nullopt, false, false},
+               {}};
   try {
     PlanSession session(data, provider, stream, spec);
     session.set_regime(options.measure.regime);
@@ -41,6 +44,33 @@ SweepEntry sweep_one(GraphData& data, Provider& provider, Stream& stream, const 
   }
   return e;
 }
+
+// The sweep in two rungs (successive halving): every candidate is built, warmed and screened
+// with a few executions; only the fastest few (kFinalistsMin..kFinalistsMax, a quarter of the
+// space) and the heuristic plan go on to the sweep's full measurement, on the plan instance they
+// were screened with (built once). Most of a large plan space is several times slower than its
+// best plans, which a handful of executions shows; the full measurement is spent where ranks are
+// close. A space no larger than the finalists is measured in one rung.
+constexpr std::size_t kFinalistsMin = 3;
+constexpr std::size_t kFinalistsMax = 8;
+
+std::size_t finalist_count(std::size_t space) {
+  return std::clamp<std::size_t>((space + 3) / 4, kFinalistsMin, kFinalistsMax);
+}
+
+// Screening: 3 to 20 executions, an eighth of the sweep's time cap; ranks, not figures.
+AdaptiveLimits screen_limits(const AdaptiveLimits& sweep) {
+  return {std::max(sweep.target_ci_rel, 0.05), 3, std::min(sweep.min_time_ms, 2.0), 20,
+          std::max(1.0, sweep.max_time_ms / 8)};
+}
+
+// A plan instance kept between the rungs.
+struct Contender {
+  PlanSpec spec;
+  std::size_t candidate;  // index in OracleResult::candidates
+  std::unique_ptr<PlanSession> session;
+  Stats stats;  // the latest rung's
+};
 
 // Instances of one plan on the H200 differed by up to 0.18 us per execution on 1.5-8 us kernels
 // (the A/A over graphs/samples, bench/RESULTS.md, session 11): 6% of a 1.5 us kernel, beyond what
@@ -200,7 +230,10 @@ void run_oracle(GraphData& data, Provider& provider, Stream& stream, const Engin
     }
     o.candidates_total = static_cast<std::int64_t>(space.size());
 
-    std::vector<SweepEntry> measured;
+    const bool two_rungs = space.size() > finalist_count(space.size()) + 1;
+    const auto first_rung = two_rungs ? screen_limits(options.oracle.sweep) : options.oracle.sweep;
+    std::vector<Contender> alive;  // the heuristic plan (first) and the fastest screened so far
+    std::vector<double> screened_out_medians;
     for (std::size_t i = 0; i < space.size(); ++i) {
       // The heuristic plan (first) is always measured: the budget bounds the search around it.
       if (i > 0 && (static_cast<int>(i) >= options.oracle.max_plans ||
@@ -208,20 +241,65 @@ void run_oracle(GraphData& data, Provider& provider, Stream& stream, const Engin
         o.budget_exhausted = true;
         break;
       }
-      auto entry = sweep_one(data, provider, stream, space[i], options);
-      o.candidates.push_back(entry.candidate);
-      if (entry.candidate.measured)
-        measured.push_back(std::move(entry));
-      else
+      OracleCandidate candidate{space[i].name(), false,        knob_pairs(space[i]),
+                                std::nullopt,    std::nullopt, std::nullopt,
+                                false,           false};
+      try {
+        HostTimer build_timer;
+        auto session = std::make_unique<PlanSession>(data, provider, stream, space[i]);
+        o.time_split.build_ms += build_timer.elapsed_ms();
+        HostTimer measure_timer;
+        session->set_regime(options.measure.regime);
+        session->warm_up(std::max<std::int64_t>(1, options.warmup));
+        AdaptiveMedianRule rule(first_rung);
+        const auto stats = session->measure(rule, false).primary();
+        o.time_split.screen_ms += measure_timer.elapsed_ms();
+        candidate.measured = true;
+        candidate.median_ms = stats.median;
+        if (two_rungs) candidate.screen_median_ms = stats.median;
+        alive.push_back({space[i], o.candidates.size(), std::move(session), stats});
+      } catch (const std::exception& ex) {
+        candidate.error = describe_exception(ex);
         ++o.candidates_failed;
+      }
+      o.candidates.push_back(std::move(candidate));
+      // Past the finalists, the slowest screened plan (never the heuristic's) lets its instance go.
+      if (two_rungs && alive.size() > finalist_count(space.size()) + 1) {
+        const auto slowest =
+            std::max_element(alive.begin() + 1, alive.end(),
+                             [](const auto& x, const auto& y) { return x.stats.median < y.stats.median; });
+        o.candidates[slowest->candidate].screened_out = true;
+        screened_out_medians.push_back(slowest->stats.median);
+        alive.erase(slowest);
+      }
     }
-    o.candidates_benchmarked = static_cast<std::int64_t>(measured.size());
-    o.sweep_time_ms = sweep_timer.elapsed_ms();
-    if (measured.empty() || measured.front().spec.name() != heuristic.name())
+    o.candidates_benchmarked = static_cast<std::int64_t>(alive.size() + screened_out_medians.size());
+    if (alive.empty() || alive.front().spec.name() != heuristic.name())
       throw std::runtime_error("the heuristic plan failed in the sweep: " +
                                (o.candidates.empty()
                                     ? std::string("the sweep budget ran out before it")
                                     : o.candidates.front().error.value_or("no measurement")));
+    // Second rung: the finalists measured to the sweep's precision, on their screened instances.
+    if (two_rungs) {
+      HostTimer final_timer;
+      for (auto& c : alive) {
+        AdaptiveMedianRule rule(options.oracle.sweep);
+        c.stats = c.session->measure(rule, false).primary();
+        o.candidates[c.candidate].median_ms = c.stats.median;
+        o.candidates[c.candidate].finalist = true;
+      }
+      o.time_split.final_ms = final_timer.elapsed_ms();
+    }
+    o.screened_out = static_cast<std::int64_t>(screened_out_medians.size());
+    o.sweep_time_ms = sweep_timer.elapsed_ms();
+    std::vector<SweepEntry> measured;
+    for (auto& c : alive) {
+      const auto& cand = o.candidates[c.candidate];
+      measured.push_back({c.spec, cand, c.stats});
+    }
+    const double heuristic_screen = alive.front().stats.median;
+    const auto heuristic_screened = o.candidates[alive.front().candidate].screen_median_ms;
+    alive.clear();  // every instance released before the paired re-timing builds fresh ones
 
     // Rank by median; the heuristic plan is measured[0] before sorting.
     const auto heuristic_stats = measured.front().stats;
@@ -231,6 +309,11 @@ void run_oracle(GraphData& data, Provider& provider, Stream& stream, const Engin
     for (std::size_t i = 0; i < measured.size(); ++i)
       if (measured[i].spec.name() == heuristic.name())
         o.rank_of_heuristic_plan = static_cast<std::int64_t>(i + 1);
+    // Plans screened out ahead of the heuristic plan (it is always a finalist) rank before it too.
+    if (o.rank_of_heuristic_plan)
+      *o.rank_of_heuristic_plan +=
+          std::count_if(screened_out_medians.begin(), screened_out_medians.end(),
+                        [&](double m) { return m < heuristic_screened.value_or(heuristic_screen); });
     const SweepEntry* winner = &measured.front();
     // A winner whose median sits inside the heuristic plan's noise is a tie: keep the heuristic.
     if (winner->spec.name() != heuristic.name() && winner->stats.median_ci_hi >= heuristic_stats.median_ci_lo)
@@ -251,6 +334,7 @@ void run_oracle(GraphData& data, Provider& provider, Stream& stream, const Engin
     } else {
       // Paired re-timing of fresh instances of both plans, then the winner's instance that was
       // timed is validated; a failure withholds the delta.
+      HostTimer paired_timer;
       PlanSession a(data, provider, stream, heuristic);
       PlanSession b(data, provider, stream, winner->spec);
       PlanSession control(data, provider, stream, heuristic);
@@ -263,17 +347,23 @@ void run_oracle(GraphData& data, Provider& provider, Stream& stream, const Engin
       else
         o.host_stats = winner_stats;
       o.correctness = b.checked_run(options);
+      o.time_split.paired_ms = paired_timer.elapsed_ms();
       if (o.correctness->passed) {
+        HostTimer replication_timer;
         replicate_if_significant(delta, [&] {
           return paired_delta(data, provider, stream, heuristic, winner->spec, options, nullptr, nullptr);
         });
+        o.time_split.replication_ms = replication_timer.elapsed_ms();
         row.oracle_delta = delta;
       } else {
         o.delta_withheld = "the oracle's plan failed validation";
       }
     }
-    if (options.oracle.both_regimes && o.search == "searched")
+    if (options.oracle.both_regimes && o.search == "searched") {
+      HostTimer regime_timer;
       o.other_regime = check_other_regime(data, provider, stream, measured, heuristic, winner->spec, options);
+      o.time_split.other_regime_ms = regime_timer.elapsed_ms();
+    }
     row.oracle = std::move(o);
   } catch (const std::exception& e) {
     row.oracle_error = describe_exception(e);

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <map>
@@ -315,6 +316,83 @@ TEST(Oracle, BudgetBoundsTheSearchButTheHeuristicPlanIsAlwaysMeasured) {
   EXPECT_TRUE(row.oracle->budget_exhausted);
   EXPECT_EQ(row.oracle->candidates_benchmarked, 1);
   EXPECT_EQ(row.oracle->verdict, "heuristic-best");
+}
+
+// A large plan space is swept in two rungs: every plan is built once and screened with a few
+// executions; only the fastest quarter (3 to 8) and the heuristic plan are measured fully, on the
+// instances they were screened with. The winner here sits late in the space, among slow plans.
+TEST(Oracle, LargePlanSpaceIsScreenedAndOnlyItsFinalistsAreMeasuredFully) {
+  FakeProvider p;
+  p.plans = {{"heuristic", {300}}};
+  for (int i = 0; i < 14; ++i) p.plans.push_back({"slow" + std::to_string(i), {900}});
+  p.plans.insert(p.plans.begin() + 12, {"best", {150}});
+  const auto row = run(p, oracle_options());
+  ASSERT_TRUE(row.oracle) << row.oracle_error.value_or("");
+  const auto& o = *row.oracle;
+  EXPECT_EQ(o.candidates_total, 16);
+  EXPECT_EQ(o.candidates_benchmarked, 16);
+  EXPECT_EQ(o.screened_out, 11) << "16 plans: 4 finalists and the heuristic plan go on";
+  EXPECT_EQ(o.plan_name, "e_p=best");
+  EXPECT_EQ(o.rank_of_heuristic_plan, 2) << "the screened-out plans were all slower";
+  int finalists = 0;
+  for (const auto& c : o.candidates) {
+    ASSERT_TRUE(c.measured) << c.plan_name;
+    ASSERT_TRUE(c.screen_median_ms) << c.plan_name;
+    EXPECT_NE(c.screened_out, c.finalist) << c.plan_name;
+    finalists += c.finalist;
+    if (c.plan_name == "e_p=heuristic" || c.plan_name == "e_p=best") EXPECT_TRUE(c.finalist) << c.plan_name;
+    if (c.screened_out) EXPECT_EQ(c.median_ms, c.screen_median_ms) << c.plan_name;
+  }
+  EXPECT_EQ(finalists, 5);
+  // Each plan built once in the sweep (between plan_space and the paired re-timing); a screened-out
+  // plan ran its warm-up and at most 20 screening executions.
+  const auto sweep = index_of(p.log, "plan_space");
+  for (const auto& c : o.candidates) {
+    const auto name = c.plan_name.substr(std::strlen("e_p="));
+    if (name != "heuristic" && name != "best")
+      EXPECT_EQ(std::count(p.log.begin() + static_cast<std::ptrdiff_t>(sweep), p.log.end(), "build " + name),
+                1)
+          << name;
+    if (!c.screened_out) continue;
+    for (const auto& entry : p.log)
+      if (entry.rfind("executed " + name + " x", 0) == 0)
+        EXPECT_LE(std::stoi(entry.substr(entry.find(" x") + 2)), 2 + 20) << entry;
+  }
+  ASSERT_TRUE(row.oracle_delta);
+  EXPECT_TRUE(row.oracle_delta->significant);
+  EXPECT_NEAR(row.oracle_delta->speedup, 2.0, 0.5);
+  EXPECT_GT(o.time_split.screen_ms, 0);
+  EXPECT_GT(o.time_split.final_ms, 0);
+  EXPECT_GT(o.time_split.paired_ms, 0);
+  EXPECT_GE(o.time_split.build_ms, 0);
+}
+
+// A heuristic plan slower than everything screened stays a finalist, and its rank counts the
+// plans screened out ahead of it.
+TEST(Oracle, ScreenedOutPlansFasterThanTheHeuristicPlanRankBeforeIt) {
+  FakeProvider p;
+  p.plans = {{"heuristic", {900}}};
+  for (int i = 0; i < 11; ++i) p.plans.push_back({"mid" + std::to_string(i), {300 + 10.0 * i}});
+  const auto row = run(p, oracle_options());
+  ASSERT_TRUE(row.oracle) << row.oracle_error.value_or("");
+  EXPECT_EQ(row.oracle->screened_out, 12 - 3 - 1);
+  EXPECT_EQ(row.oracle->rank_of_heuristic_plan, 12);
+  EXPECT_TRUE(row.oracle->candidates.front().finalist);
+}
+
+// A space no larger than its finalists is measured in one rung, as before.
+TEST(Oracle, SmallPlanSpaceIsMeasuredInOneRung) {
+  FakeProvider p;
+  p.plans = {{"a", {300}}, {"b", {200}}, {"c", {400}}, {"d", {350}}};
+  const auto row = run(p, oracle_options());
+  ASSERT_TRUE(row.oracle) << row.oracle_error.value_or("");
+  EXPECT_EQ(row.oracle->screened_out, 0);
+  for (const auto& c : row.oracle->candidates) {
+    EXPECT_FALSE(c.screen_median_ms) << c.plan_name;
+    EXPECT_FALSE(c.screened_out || c.finalist) << c.plan_name;
+  }
+  EXPECT_EQ(row.oracle->plan_name, "e_p=b");
+  EXPECT_EQ(row.oracle->time_split.final_ms, 0);
 }
 
 TEST(Oracle, FailureInsideTheOracleIsAnOracleErrorNotARowError) {
