@@ -340,8 +340,12 @@ TEST(Oracle, LargePlanSpaceIsScreenedAndOnlyItsFinalistsAreMeasuredFully) {
     ASSERT_TRUE(c.screen_median_ms) << c.plan_name;
     EXPECT_NE(c.screened_out, c.finalist) << c.plan_name;
     finalists += c.finalist;
-    if (c.plan_name == "e_p=heuristic" || c.plan_name == "e_p=best") EXPECT_TRUE(c.finalist) << c.plan_name;
-    if (c.screened_out) EXPECT_EQ(c.median_ms, c.screen_median_ms) << c.plan_name;
+    if (c.plan_name == "e_p=heuristic" || c.plan_name == "e_p=best") {
+      EXPECT_TRUE(c.finalist) << c.plan_name;
+    }
+    if (c.screened_out) {
+      EXPECT_EQ(c.median_ms, c.screen_median_ms) << c.plan_name;
+    }
   }
   EXPECT_EQ(finalists, 5);
   // Each plan built once in the sweep (between plan_space and the paired re-timing); a screened-out
@@ -349,14 +353,17 @@ TEST(Oracle, LargePlanSpaceIsScreenedAndOnlyItsFinalistsAreMeasuredFully) {
   const auto sweep = index_of(p.log, "plan_space");
   for (const auto& c : o.candidates) {
     const auto name = c.plan_name.substr(std::strlen("e_p="));
-    if (name != "heuristic" && name != "best")
+    if (name != "heuristic" && name != "best") {
       EXPECT_EQ(std::count(p.log.begin() + static_cast<std::ptrdiff_t>(sweep), p.log.end(), "build " + name),
                 1)
           << name;
+    }
     if (!c.screened_out) continue;
-    for (const auto& entry : p.log)
-      if (entry.rfind("executed " + name + " x", 0) == 0)
+    for (const auto& entry : p.log) {
+      if (entry.rfind("executed " + name + " x", 0) == 0) {
         EXPECT_LE(std::stoi(entry.substr(entry.find(" x") + 2)), 2 + 20) << entry;
+      }
+    }
   }
   ASSERT_TRUE(row.oracle_delta);
   EXPECT_TRUE(row.oracle_delta->significant);
