@@ -37,7 +37,6 @@
 #include "run/distributed_run.hpp"
 #include "run/fp32_math_environment.hpp"
 #include "run/host_load.hpp"
-#include "run/interrupt.hpp"
 #include "run/isolation.hpp"
 #include "run/journal.hpp"
 #include "run/metadata.hpp"
@@ -45,6 +44,7 @@
 #include "run/profiler.hpp"
 #include "run/repeat_passes.hpp"
 #include "run/suite_runner.hpp"
+#include "sys/interrupt.hpp"
 #include "version/git_revision.hpp"
 
 namespace dnnbench {

@@ -17,10 +17,10 @@
 #include "report/peaks.hpp"
 #include "run/distributed_run.hpp"
 #include "run/distribution.hpp"
-#include "run/host_name.hpp"
-#include "run/interrupt.hpp"
 #include "run/metadata.hpp"
 #include "run/oracle.hpp"
+#include "sys/host_name.hpp"
+#include "sys/interrupt.hpp"
 
 namespace dnnbench {
 

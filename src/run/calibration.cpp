@@ -11,11 +11,11 @@
 #include "graph/reader.hpp"
 #include "graph/validate.hpp"
 #include "providers/registry.hpp"
-#include "run/cache_folder.hpp"
 #include "run/gpu_clocks.hpp"
 #include "run/graph_data.hpp"
 #include "run/metadata.hpp"
 #include "run/plan_session.hpp"
+#include "sys/cache_folder.hpp"
 
 namespace dnnbench {
 namespace {

@@ -17,8 +17,8 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "run/interrupt.hpp"
 #include "run/stack_dump.hpp"
+#include "sys/interrupt.hpp"
 
 namespace dnnbench {
 namespace {

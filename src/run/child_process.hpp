@@ -2,7 +2,7 @@
 // Runs a program as a child process and says how it ended. The child gets its own process group
 // (a terminal's Ctrl-C reaches only the parent, which decides), stdin and stdout on /dev/null,
 // and stderr captured (its tail is kept for error messages). The whole group is killed (SIGKILL)
-// at the deadline, or as soon as stop_requested() (run/interrupt.hpp). A child dies with its
+// at the deadline, or as soon as stop_requested() (sys/interrupt.hpp). A child dies with its
 // parent (PR_SET_PDEATHSIG), so a parent killed by SIGKILL leaves nothing running.
 //
 // WorkerProcess is the long-lived form: the same child, kept across requests, with a pipe on its

@@ -22,11 +22,11 @@
 #include "report/json_read.hpp"
 #include "report/json_report.hpp"
 #include "run/distribution.hpp"
-#include "run/host_name.hpp"
-#include "run/interrupt.hpp"
 #include "run/journal.hpp"
 #include "run/metadata.hpp"
 #include "run/scheduler.hpp"
+#include "sys/host_name.hpp"
+#include "sys/interrupt.hpp"
 
 namespace dnnbench {
 namespace {

@@ -16,8 +16,8 @@
 
 #include "providers/registry.hpp"
 #include "run/calibration.hpp"
-#include "run/host_name.hpp"
 #include "run/peak_calibration.hpp"
+#include "sys/host_name.hpp"
 #include "version/git_revision.hpp"
 
 extern char** environ;
@@ -189,15 +189,6 @@ std::string device_name_of(Provider& provider) {
   for (const auto& [key, value] : provider.device_properties())
     if (key == "device") return value;
   return read_cpu_model();
-}
-
-std::string utc_timestamp() {
-  const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buffer;
 }
 
 nlohmann::json selection_environment() {

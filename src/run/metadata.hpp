@@ -7,6 +7,7 @@
 
 #include "providers/provider.hpp"
 #include "run/run_options.hpp"
+#include "sys/utc_timestamp.hpp"  // utc_timestamp(), with the metadata
 
 namespace dnnbench {
 
@@ -29,7 +30,5 @@ std::string busy_machine_warning();
 // The device a provider runs on, as results name it: the GPU's name for device providers
 // (device_properties' "device"), the CPU's model name for host providers.
 std::string device_name_of(Provider& provider);
-// ISO 8601 UTC timestamp of now, e.g. "2026-11-30T16:25:11Z".
-std::string utc_timestamp();
 
 }  // namespace dnnbench

@@ -7,8 +7,8 @@
 #include <fmt/format.h>
 
 #include "report/json_read.hpp"
-#include "run/interrupt.hpp"
 #include "run/journal.hpp"
+#include "sys/interrupt.hpp"
 
 namespace dnnbench {
 namespace {

@@ -45,7 +45,7 @@ struct RepeatPassOutcome {
 std::string repeat_pass_results_path(const std::string& base, int pass);
 std::string repeat_pass_journal_path(const std::string& base, int pass);
 
-// Runs the passes, stopping early when a stop is asked for (run/interrupt.hpp).
+// Runs the passes, stopping early when a stop is asked for (sys/interrupt.hpp).
 std::vector<RepeatPassOutcome> run_repeat_passes(const RepeatPassRequest& request);
 
 // The rows a pass finished, read back from its journal (a pass that died).

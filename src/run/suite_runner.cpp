@@ -16,12 +16,12 @@
 #include "measure/host_timer.hpp"
 #include "providers/registry.hpp"
 #include "run/graph_data.hpp"
-#include "run/interrupt.hpp"
 #include "run/journal.hpp"
 #include "run/memory_budget.hpp"
 #include "run/oracle.hpp"
 #include "run/plan_session.hpp"
 #include "run/row_runner.hpp"
+#include "sys/interrupt.hpp"
 #include "tensor/npy.hpp"
 
 namespace dnnbench {

@@ -5,9 +5,9 @@
 
 #include "input/graph_loader.hpp"
 #include "report/json_report.hpp"
-#include "run/interrupt.hpp"
 #include "run/journal.hpp"
 #include "run/suite_runner.hpp"
+#include "sys/interrupt.hpp"
 
 namespace dnnbench {
 namespace {

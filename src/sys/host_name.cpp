@@ -1,4 +1,4 @@
-#include "run/host_name.hpp"
+#include "sys/host_name.hpp"
 
 #include <unistd.h>
 

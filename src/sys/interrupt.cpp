@@ -1,4 +1,4 @@
-#include "run/interrupt.hpp"
+#include "sys/interrupt.hpp"
 
 #include <csignal>
 
