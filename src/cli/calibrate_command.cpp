@@ -14,11 +14,11 @@
 #include "cli/option_binder.hpp"
 #include "graph/reader.hpp"
 #include "graph/validate.hpp"
-#include "input/graph_loader.hpp"
 #include "input/inputs.hpp"
 #include "providers/registry.hpp"
 #include "report/json_report.hpp"
 #include "run/calibration.hpp"
+#include "run/graph_loader.hpp"
 #include "run/peak_calibration.hpp"
 
 namespace dnnbench {

@@ -20,7 +20,6 @@
 
 #include "graph/reader.hpp"
 #include "graph/validate.hpp"
-#include "input/graph_loader.hpp"
 #include "input/import_inputs.hpp"
 #include "input/inputs.hpp"
 #include "providers/registry.hpp"
@@ -36,6 +35,7 @@
 #include "run/calibration.hpp"
 #include "run/distributed_run.hpp"
 #include "run/fp32_math_environment.hpp"
+#include "run/graph_loader.hpp"
 #include "run/host_load.hpp"
 #include "run/isolation.hpp"
 #include "run/journal.hpp"

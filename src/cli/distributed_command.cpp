@@ -9,7 +9,6 @@
 
 #include "cli/import_command.hpp"
 #include "graph/cost.hpp"
-#include "input/graph_loader.hpp"
 #include "input/import_inputs.hpp"
 #include "report/console_report.hpp"
 #include "report/json_report.hpp"
@@ -17,6 +16,7 @@
 #include "report/peaks.hpp"
 #include "run/distributed_run.hpp"
 #include "run/distribution.hpp"
+#include "run/graph_loader.hpp"
 #include "run/metadata.hpp"
 #include "run/oracle.hpp"
 #include "sys/host_name.hpp"

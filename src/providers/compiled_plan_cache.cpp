@@ -13,7 +13,7 @@
 #include <sstream>
 #include <thread>
 
-#include "input/graph_loader.hpp"
+#include "graph/content_hash.hpp"
 #include "sys/cache_folder.hpp"
 #include "sys/host_name.hpp"
 #include "sys/interrupt.hpp"

@@ -365,7 +365,7 @@ struct GraphResult {
   std::optional<std::string> duplicate_of;
   bool filtered = false;     // left out by --op: not run
   bool interrupted = false;  // cut short by a stop (SIGINT/SIGTERM): holds the rows that finished
-  // Hash of the graph's canonical content (input/graph_loader.hpp): a resumed run reuses rows only
+  // Hash of the graph's canonical content (graph/content_hash.hpp): a resumed run reuses rows only
   // of the same content, and `compare` joins runs by it.
   std::optional<std::string> content_hash;
   // --dump-tensors: the graph's folder there, unique in the suite (run_suite). Not written.

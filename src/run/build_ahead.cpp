@@ -8,9 +8,9 @@
 #include <stdexcept>
 #include <thread>
 
-#include "input/graph_loader.hpp"
 #include "providers/registry.hpp"
 #include "run/distribution.hpp"
+#include "run/graph_loader.hpp"
 #include "run/suite_runner.hpp"
 
 namespace dnnbench {

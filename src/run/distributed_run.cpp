@@ -17,11 +17,11 @@
 #include <thread>
 
 #include "graph/cost.hpp"
-#include "input/graph_loader.hpp"
 #include "providers/registry.hpp"
 #include "report/json_read.hpp"
 #include "report/json_report.hpp"
 #include "run/distribution.hpp"
+#include "run/graph_loader.hpp"
 #include "run/journal.hpp"
 #include "run/metadata.hpp"
 #include "run/scheduler.hpp"

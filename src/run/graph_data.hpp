@@ -55,7 +55,7 @@ class GraphData {
   // may share a `name`); the graph's name made safe for a path unless set.
   const std::string& dump_folder() const { return dump_folder_; }
   void set_dump_folder(std::string folder) { dump_folder_ = std::move(folder); }
-  // The graph's content hash (input/graph_loader.hpp), by which --plans-from finds stored plans.
+  // The graph's content hash (run/graph_loader.hpp), by which --plans-from finds stored plans.
   const std::string& content_hash() const { return content_hash_; }
   void set_content_hash(std::string hash) { content_hash_ = std::move(hash); }
 

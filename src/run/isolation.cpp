@@ -18,9 +18,9 @@
 
 #include "graph/cost.hpp"
 #include "input/archive.hpp"
-#include "input/graph_loader.hpp"
 #include "providers/registry.hpp"
 #include "run/child_process.hpp"
+#include "run/graph_loader.hpp"
 #include "run/journal.hpp"
 #include "run/stack_dump.hpp"
 

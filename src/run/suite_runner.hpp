@@ -84,7 +84,7 @@ struct SuiteSetup {
 };
 
 // Throws std::invalid_argument for an unknown provider name (a usage error). Inputs become
-// graph entries in order; see input/graph_loader.hpp for those that are not run. Stops at the next
+// graph entries in order; see run/graph_loader.hpp for those that are not run. Stops at the next
 // row when stop_requested() (sys/interrupt.hpp): the result then has complete = false.
 SuiteResult run_suite(const std::vector<GraphInput>& inputs, const RunOptions& options, RunObserver& observer,
                       SuiteSetup setup = {});

@@ -13,8 +13,8 @@
 #include "graph/errors.hpp"
 #include "graph/reader.hpp"
 #include "graph/validate.hpp"
-#include "input/graph_loader.hpp"
 #include "run/graph_data.hpp"
+#include "run/graph_loader.hpp"
 #include "run/memory_budget.hpp"
 
 namespace {

@@ -1,5 +1,5 @@
 // Loading suite inputs: duplicates by canonical content, --op filtering, errors.
-#include "input/graph_loader.hpp"
+#include "run/graph_loader.hpp"
 
 #include <gtest/gtest.h>
 

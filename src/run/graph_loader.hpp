@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "graph/content_hash.hpp"  // canonical_graph_content(), content_hash()
 #include "graph/graph.hpp"
 #include "input/inputs.hpp"
 #include "report/results.hpp"
@@ -30,12 +31,6 @@ class GraphLoader {
   const RunOptions& options_;
   std::unordered_map<std::string, std::string> first_path_;  // canonical content -> graph_path
 };
-
-// The content two graphs are compared on (see above); nullopt when `text` is not a JSON object.
-std::optional<std::string> canonical_graph_content(std::string_view text);
-
-// A short stable hash of `text` (of canonical_graph_content): "fnv1a64:<16 hex digits>".
-std::string content_hash(std::string_view text);
 
 // Whether the graph has a node of one of `ops`: a node `type` ("ConvolutionFwdAttributes",
 // "ConvolutionFwd") or an op family ("conv_fwd", "matmul", "pointwise"), case-insensitive.
