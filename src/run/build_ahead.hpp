@@ -18,7 +18,7 @@
 
 #include "input/inputs.hpp"
 #include "run/child_process.hpp"
-#include "run/run_options.hpp"
+#include "session/run_options.hpp"
 
 namespace dnnbench {
 

@@ -12,9 +12,9 @@
 #include "graph/validate.hpp"
 #include "providers/registry.hpp"
 #include "run/gpu_clocks.hpp"
-#include "run/graph_data.hpp"
 #include "run/metadata.hpp"
-#include "run/plan_session.hpp"
+#include "session/graph_data.hpp"
+#include "session/plan_session.hpp"
 #include "sys/cache_folder.hpp"
 
 namespace dnnbench {

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "graph/graph.hpp"
-#include "run/run_options.hpp"
+#include "session/run_options.hpp"
 
 namespace dnnbench {
 

@@ -27,8 +27,8 @@
 #include "input/inputs.hpp"
 #include "report/results.hpp"
 #include "run/isolation.hpp"
-#include "run/run_options.hpp"
 #include "run/suite_runner.hpp"
+#include "session/run_options.hpp"
 
 namespace dnnbench {
 

@@ -7,7 +7,7 @@
 // the user set it; the run's metadata shows it like every other library variable.
 #include <string>
 
-#include "run/run_options.hpp"
+#include "session/run_options.hpp"
 
 namespace dnnbench {
 

@@ -17,7 +17,7 @@
 #include "graph/graph.hpp"
 #include "input/inputs.hpp"
 #include "report/results.hpp"
-#include "run/run_options.hpp"
+#include "session/run_options.hpp"
 
 namespace dnnbench {
 

@@ -22,8 +22,8 @@
 #include <string_view>
 #include <vector>
 
-#include "run/run_options.hpp"
 #include "run/suite_runner.hpp"
+#include "session/run_options.hpp"
 
 namespace dnnbench {
 

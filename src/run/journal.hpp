@@ -17,8 +17,8 @@
 #include <nlohmann/json.hpp>
 
 #include "report/results.hpp"
-#include "run/run_options.hpp"
 #include "run/suite_runner.hpp"
+#include "session/run_options.hpp"
 
 namespace dnnbench {
 

@@ -10,7 +10,7 @@
 
 #include "graph/graph.hpp"
 #include "providers/provider.hpp"
-#include "run/run_options.hpp"
+#include "session/run_options.hpp"
 
 namespace dnnbench {
 

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "providers/provider.hpp"
-#include "run/run_options.hpp"
+#include "session/run_options.hpp"
 #include "sys/utc_timestamp.hpp"  // utc_timestamp(), with the metadata
 
 namespace dnnbench {

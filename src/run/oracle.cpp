@@ -8,7 +8,7 @@
 #include "graph/errors.hpp"
 #include "measure/host_timer.hpp"
 #include "measure/paired.hpp"
-#include "run/plan_session.hpp"
+#include "session/plan_session.hpp"
 
 namespace dnnbench {
 namespace {

@@ -5,9 +5,9 @@
 
 #include "providers/provider.hpp"
 #include "report/results.hpp"
-#include "run/graph_data.hpp"
-#include "run/plan_session.hpp"
-#include "run/run_options.hpp"
+#include "session/graph_data.hpp"
+#include "session/plan_session.hpp"
+#include "session/run_options.hpp"
 
 namespace dnnbench {
 

@@ -9,8 +9,8 @@
 #include "graph/reader.hpp"
 #include "graph/validate.hpp"
 #include "providers/registry.hpp"
-#include "run/graph_data.hpp"
-#include "run/plan_session.hpp"
+#include "session/graph_data.hpp"
+#include "session/plan_session.hpp"
 
 namespace dnnbench {
 namespace {

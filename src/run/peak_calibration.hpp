@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "run/run_options.hpp"
+#include "session/run_options.hpp"
 
 namespace dnnbench {
 

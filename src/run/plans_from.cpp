@@ -9,7 +9,7 @@
 #include "report/tuning_db.hpp"
 #include "run/metadata.hpp"
 #include "run/oracle.hpp"
-#include "run/plan_session.hpp"
+#include "session/plan_session.hpp"
 
 namespace dnnbench {
 namespace {

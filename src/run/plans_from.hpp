@@ -7,8 +7,8 @@
 // build is `skipped` with the library's reason. The OOTB fields, status and exit code never change.
 #include "providers/provider.hpp"
 #include "report/results.hpp"
-#include "run/graph_data.hpp"
-#include "run/run_options.hpp"
+#include "session/graph_data.hpp"
+#include "session/run_options.hpp"
 
 namespace dnnbench {
 

@@ -16,7 +16,7 @@
 #include "input/archive.hpp"
 #include "providers/activity_names.hpp"
 #include "run/child_process.hpp"
-#include "run/graph_data.hpp"
+#include "session/graph_data.hpp"
 
 namespace dnnbench {
 namespace {

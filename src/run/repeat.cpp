@@ -2,7 +2,7 @@
 
 #include "run/calibration.hpp"
 #include "run/gpu_clocks.hpp"
-#include "run/plan_session.hpp"
+#include "session/plan_session.hpp"
 
 namespace dnnbench {
 

@@ -1,5 +1,5 @@
 #pragma once
-// --repeat N under MPI (run/run_options.hpp): a row's plan measured again in fresh plan
+// --repeat N under MPI (session/run_options.hpp): a row's plan measured again in fresh plan
 // instances, so that the row carries its own run-to-run noise (RowResult::repeat) for `compare`
 // (report/noise_model.hpp). Outside MPI `run --repeat N` runs the suite as N passes in fresh
 // processes instead (run/repeat_passes.hpp): instances in one process, measured right after each
@@ -8,8 +8,8 @@
 // and cache state) and its own warm-up and stopping rule.
 #include "providers/provider.hpp"
 #include "report/results.hpp"
-#include "run/graph_data.hpp"
-#include "run/run_options.hpp"
+#include "session/graph_data.hpp"
+#include "session/run_options.hpp"
 
 namespace dnnbench {
 

@@ -8,9 +8,9 @@
 #include "measure/host_timer.hpp"
 #include "run/gpu_clocks.hpp"
 #include "run/oracle.hpp"
-#include "run/plan_session.hpp"
 #include "run/plans_from.hpp"
 #include "run/repeat.hpp"
+#include "session/plan_session.hpp"
 #include "tensor/npy.hpp"
 
 namespace dnnbench {

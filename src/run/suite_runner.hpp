@@ -9,7 +9,7 @@
 #include "input/inputs.hpp"
 #include "providers/provider.hpp"
 #include "report/results.hpp"
-#include "run/run_options.hpp"
+#include "session/run_options.hpp"
 
 namespace dnnbench {
 

@@ -13,9 +13,9 @@
 #include "graph/errors.hpp"
 #include "graph/reader.hpp"
 #include "graph/validate.hpp"
-#include "run/graph_data.hpp"
 #include "run/graph_loader.hpp"
 #include "run/memory_budget.hpp"
+#include "session/graph_data.hpp"
 
 namespace {
 

@@ -9,8 +9,8 @@
 #include "graph/validate.hpp"
 #include "providers/registry.hpp"
 #include "run/calibration.hpp"
-#include "run/graph_data.hpp"
 #include "run/row_runner.hpp"
+#include "session/graph_data.hpp"
 
 namespace dnnbench {
 namespace {

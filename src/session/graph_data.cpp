@@ -1,4 +1,4 @@
-#include "run/graph_data.hpp"
+#include "session/graph_data.hpp"
 
 #include <cctype>
 

@@ -15,8 +15,8 @@
 #include "measure/stopping_rule.hpp"
 #include "providers/provider.hpp"
 #include "report/results.hpp"
-#include "run/graph_data.hpp"
-#include "run/run_options.hpp"
+#include "session/graph_data.hpp"
+#include "session/run_options.hpp"
 #include "tensor/host_tensor.hpp"
 
 namespace dnnbench {

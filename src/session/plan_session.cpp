@@ -1,4 +1,4 @@
-#include "run/plan_session.hpp"
+#include "session/plan_session.hpp"
 
 #include <fmt/format.h>
 

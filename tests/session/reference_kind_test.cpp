@@ -5,7 +5,7 @@
 
 #include "../support/graph_builder.hpp"
 #include "reference/gpu_reference.hpp"
-#include "run/graph_data.hpp"
+#include "session/graph_data.hpp"
 
 namespace dnnbench::testing {
 namespace {
