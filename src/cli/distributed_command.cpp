@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "cli/import_command.hpp"
+#include "env/metadata.hpp"
 #include "graph/cost.hpp"
 #include "input/import_inputs.hpp"
 #include "report/console_report.hpp"
@@ -17,7 +18,6 @@
 #include "run/distributed_run.hpp"
 #include "run/distribution.hpp"
 #include "run/graph_loader.hpp"
-#include "run/metadata.hpp"
 #include "run/oracle.hpp"
 #include "sys/host_name.hpp"
 #include "sys/interrupt.hpp"

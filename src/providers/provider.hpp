@@ -207,7 +207,7 @@ class Provider {
                                 Stream&) {
     return false;
   }
-  // Bytes of device memory free now, for the memory budget (run/memory_budget.hpp); nullopt when
+  // Bytes of device memory free now, for the memory budget (env/memory_budget.hpp); nullopt when
   // the provider cannot say (host providers: the host budget covers them).
   virtual std::optional<std::int64_t> device_memory_free() { return std::nullopt; }
   // Device description for results (name, compute capability, SM count, memory, driver, ...);

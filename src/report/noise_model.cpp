@@ -8,7 +8,7 @@
 namespace dnnbench {
 namespace {
 
-// Kernels shorter than this are "short" in `dnnbench calibrate` (run/calibration.hpp's
+// Kernels shorter than this are "short" in `dnnbench calibrate` (env/calibration.hpp's
 // kShortKernelMs); reports do not depend on run/, so the figure is repeated here.
 constexpr double kShortKernelMs = 0.1;
 

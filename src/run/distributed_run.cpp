@@ -16,6 +16,7 @@
 #include <set>
 #include <thread>
 
+#include "env/metadata.hpp"
 #include "graph/cost.hpp"
 #include "providers/registry.hpp"
 #include "report/json_read.hpp"
@@ -23,7 +24,6 @@
 #include "run/distribution.hpp"
 #include "run/graph_loader.hpp"
 #include "run/journal.hpp"
-#include "run/metadata.hpp"
 #include "run/scheduler.hpp"
 #include "sys/host_name.hpp"
 #include "sys/interrupt.hpp"

@@ -11,11 +11,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "env/memory_budget.hpp"
 #include "graph/errors.hpp"
 #include "graph/ops/op_rules.hpp"
 #include "graph/reader.hpp"
 #include "graph/validate.hpp"
-#include "run/memory_budget.hpp"
 
 namespace dnnbench {
 namespace {

@@ -3,7 +3,7 @@
 //   error      the input cannot be read, parsed or validated (the message names file and JSON path);
 //   filtered   --op: the graph has no node of the requested op types;
 //   duplicate  the same content as a graph met earlier in the suite (which ran);
-//   error      also: the graph needs more host memory than the run may use (run/memory_budget.hpp).
+//   error      also: the graph needs more host memory than the run may use (env/memory_budget.hpp).
 // Two graphs are duplicates when their JSON is equal once the top-level `name` is removed:
 // key order and whitespace do not matter, and the graph name changes nothing that is run or
 // checked. Tensor and node names are kept in the comparison (they name outputs and dumps).

@@ -4,10 +4,10 @@
 
 #include <algorithm>
 
+#include "env/metadata.hpp"
 #include "report/json_read.hpp"
 #include "report/noise_model.hpp"
 #include "report/tuning_db.hpp"
-#include "run/metadata.hpp"
 #include "run/oracle.hpp"
 #include "session/plan_session.hpp"
 

@@ -1,7 +1,7 @@
 #include "run/repeat.hpp"
 
-#include "run/calibration.hpp"
-#include "run/gpu_clocks.hpp"
+#include "env/calibration.hpp"
+#include "env/gpu_clocks.hpp"
 #include "session/plan_session.hpp"
 
 namespace dnnbench {

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "env/gpu_clocks.hpp"
 #include "measure/host_timer.hpp"
-#include "run/gpu_clocks.hpp"
 #include "run/oracle.hpp"
 #include "run/plans_from.hpp"
 #include "run/repeat.hpp"

@@ -8,6 +8,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "env/memory_budget.hpp"
 #include "graph/cost.hpp"
 #include "graph/errors.hpp"
 #include "graph/reader.hpp"
@@ -16,7 +17,6 @@
 #include "providers/registry.hpp"
 #include "run/graph_loader.hpp"
 #include "run/journal.hpp"
-#include "run/memory_budget.hpp"
 #include "run/oracle.hpp"
 #include "run/row_runner.hpp"
 #include "session/graph_data.hpp"

@@ -119,7 +119,7 @@ struct RunOptions {
   // runs with 1), under MPI each row's plan in N fresh plan instances (row.repeat); 1: once.
   std::int64_t repeat = 1;
   ValidationLimits limits;
-  // Host and device bytes a graph may need (run/memory_budget.hpp); unset: a safe fraction of
+  // Host and device bytes a graph may need (env/memory_budget.hpp); unset: a safe fraction of
   // what is free.
   std::optional<std::int64_t> max_memory;
   OracleOptions oracle;

@@ -9,12 +9,12 @@
 #include <string>
 #include <string_view>
 
+#include "env/memory_budget.hpp"
 #include "graph/cost.hpp"
 #include "graph/errors.hpp"
 #include "graph/reader.hpp"
 #include "graph/validate.hpp"
 #include "run/graph_loader.hpp"
-#include "run/memory_budget.hpp"
 #include "session/graph_data.hpp"
 
 namespace {

@@ -6,9 +6,9 @@
 #include <memory>
 
 #include "../support/graph_builder.hpp"
+#include "env/calibration.hpp"
 #include "graph/validate.hpp"
 #include "providers/registry.hpp"
-#include "run/calibration.hpp"
 #include "run/row_runner.hpp"
 #include "session/graph_data.hpp"
 

@@ -1,6 +1,6 @@
 // What --fp32-math asks of NVIDIA_TF32_OVERRIDE: strict turns TF32 off in cuDNN and cuBLAS
 // unless the user chose; tf32 leaves it alone.
-#include "run/fp32_math_environment.hpp"
+#include "env/fp32_math_environment.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "run/calibration.hpp"
+#include "env/calibration.hpp"
 
 #include <fmt/format.h>
 
@@ -8,11 +8,11 @@
 #include <filesystem>
 #include <fstream>
 
+#include "env/gpu_clocks.hpp"
+#include "env/metadata.hpp"
 #include "graph/reader.hpp"
 #include "graph/validate.hpp"
 #include "providers/registry.hpp"
-#include "run/gpu_clocks.hpp"
-#include "run/metadata.hpp"
 #include "session/graph_data.hpp"
 #include "session/plan_session.hpp"
 #include "sys/cache_folder.hpp"

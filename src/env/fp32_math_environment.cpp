@@ -1,4 +1,4 @@
-#include "run/fp32_math_environment.hpp"
+#include "env/fp32_math_environment.hpp"
 
 #include <cstdlib>
 

@@ -1,4 +1,4 @@
-#include "run/host_load.hpp"
+#include "env/host_load.hpp"
 
 #include <sys/resource.h>
 #include <unistd.h>
@@ -11,7 +11,7 @@
 #include <string>
 #include <thread>
 
-#include "run/metadata.hpp"
+#include "env/metadata.hpp"
 
 namespace dnnbench {
 namespace {

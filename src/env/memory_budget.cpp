@@ -1,4 +1,4 @@
-#include "run/memory_budget.hpp"
+#include "env/memory_budget.hpp"
 
 #include <fmt/format.h>
 

@@ -1,5 +1,5 @@
 // The memory budget: estimates, MemAvailable parsing, and the refusals with their numbers.
-#include "run/memory_budget.hpp"
+#include "env/memory_budget.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "run/gpu_clocks.hpp"
+#include "env/gpu_clocks.hpp"
 
 #include <map>
 #include <memory>

@@ -1,4 +1,4 @@
-#include "run/peak_calibration.hpp"
+#include "env/peak_calibration.hpp"
 
 #include <fmt/format.h>
 

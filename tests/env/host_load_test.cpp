@@ -1,4 +1,4 @@
-#include "run/host_load.hpp"
+#include "env/host_load.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "run/metadata.hpp"
+#include "env/metadata.hpp"
 
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -14,9 +14,9 @@
 #include <sstream>
 #include <thread>
 
+#include "env/calibration.hpp"
+#include "env/peak_calibration.hpp"
 #include "providers/registry.hpp"
-#include "run/calibration.hpp"
-#include "run/peak_calibration.hpp"
 #include "sys/host_name.hpp"
 #include "version/git_revision.hpp"
 
