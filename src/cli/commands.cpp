@@ -40,11 +40,11 @@
 #include "run/graph_loader.hpp"
 #include "run/isolation.hpp"
 #include "run/journal.hpp"
-#include "run/oracle.hpp"
 #include "run/profiler.hpp"
 #include "run/repeat_passes.hpp"
 #include "run/suite_runner.hpp"
 #include "sys/interrupt.hpp"
+#include "tune/oracle.hpp"
 #include "version/git_revision.hpp"
 
 namespace dnnbench {

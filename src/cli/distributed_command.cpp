@@ -18,9 +18,9 @@
 #include "run/distributed_run.hpp"
 #include "run/distribution.hpp"
 #include "run/graph_loader.hpp"
-#include "run/oracle.hpp"
 #include "sys/host_name.hpp"
 #include "sys/interrupt.hpp"
+#include "tune/oracle.hpp"
 
 namespace dnnbench {
 

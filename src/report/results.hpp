@@ -175,7 +175,7 @@ struct OracleResult {
   std::optional<RegimeCheck> other_regime;
 };
 
-// One stored plan re-timed by --plans-from (run/plans_from.hpp): against today's heuristic plan,
+// One stored plan re-timed by --plans-from (tune/plans_from.hpp): against today's heuristic plan,
 // paired and interleaved like the oracle's final comparison.
 struct RetimedPlan {
   std::string role;  // "stored-winner" or "stored-heuristic"

@@ -17,12 +17,12 @@
 #include "providers/registry.hpp"
 #include "run/graph_loader.hpp"
 #include "run/journal.hpp"
-#include "run/oracle.hpp"
 #include "run/row_runner.hpp"
 #include "session/graph_data.hpp"
 #include "session/plan_session.hpp"
 #include "sys/interrupt.hpp"
 #include "tensor/npy.hpp"
+#include "tune/oracle.hpp"
 
 namespace dnnbench {
 namespace {

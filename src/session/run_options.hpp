@@ -123,7 +123,7 @@ struct RunOptions {
   // what is free.
   std::optional<std::int64_t> max_memory;
   OracleOptions oracle;
-  // --plans-from FILE: the tuning file whose stored plans each row re-times (run/plans_from.hpp);
+  // --plans-from FILE: the tuning file whose stored plans each row re-times (tune/plans_from.hpp);
   // with no --engine, a graph's rows are the engines the file stores for it.
   std::shared_ptr<const TuningDb> plans_from;
   // Set in a profiled child (--profile, run/profiler.hpp): the plan the row must run; its timed

@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "run/plans_from.hpp"
+#include "tune/plans_from.hpp"
 
 namespace dnnbench {
 namespace {

@@ -1,4 +1,4 @@
-#include "run/oracle.hpp"
+#include "tune/oracle.hpp"
 
 #include <fmt/format.h>
 

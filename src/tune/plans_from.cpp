@@ -1,4 +1,4 @@
-#include "run/plans_from.hpp"
+#include "tune/plans_from.hpp"
 
 #include <fmt/format.h>
 
@@ -8,8 +8,8 @@
 #include "report/json_read.hpp"
 #include "report/noise_model.hpp"
 #include "report/tuning_db.hpp"
-#include "run/oracle.hpp"
 #include "session/plan_session.hpp"
+#include "tune/oracle.hpp"
 
 namespace dnnbench {
 namespace {

@@ -1,5 +1,5 @@
 // The oracle against a fake provider whose plans have known, controllable times and failures.
-#include "run/oracle.hpp"
+#include "tune/oracle.hpp"
 
 #include <gtest/gtest.h>
 
