@@ -26,6 +26,9 @@
 #include "graph/validate.hpp"
 #include "input/import_inputs.hpp"
 #include "input/inputs.hpp"
+#include "isolate/isolation.hpp"
+#include "isolate/profiler.hpp"
+#include "isolate/repeat_passes.hpp"
 #include "providers/registry.hpp"
 #include "report/console_report.hpp"
 #include "report/csv_report.hpp"
@@ -38,10 +41,7 @@
 #include "run/build_ahead.hpp"
 #include "run/distributed_run.hpp"
 #include "run/graph_loader.hpp"
-#include "run/isolation.hpp"
 #include "run/journal.hpp"
-#include "run/profiler.hpp"
-#include "run/repeat_passes.hpp"
 #include "run/suite_runner.hpp"
 #include "sys/interrupt.hpp"
 #include "tune/oracle.hpp"
@@ -181,7 +181,7 @@ void add_run_options(CLI::App& app, RunCommand& c) {
                  "Read run options from this TOML recipe (command-line flags override it; docs/recipes.md)")
       ->type_name("FILE");
   c.binder = std::make_shared<RunOptionBinder>(app);
-  // Hidden: how an isolating parent starts its children (run/isolation.hpp).
+  // Hidden: how an isolating parent starts its children (isolate/isolation.hpp).
   app.add_option("--isolated-child-graph", c.child_graph)->group("");
   app.add_option("--isolated-child-path", c.child_path)->group("");
   app.add_option("--isolated-child-journal", c.child_journal)->group("");
@@ -189,9 +189,9 @@ void add_run_options(CLI::App& app, RunCommand& c) {
   app.add_option("--isolated-child-dump-folder", c.child_dump_folder)->group("");
   app.add_flag("--isolated-child-worker", c.child_worker)->group("");
   app.add_option("--isolated-child-build-ahead", c.child_build_ahead)->group("");
-  // Hidden: how `--repeat N` starts its passes (run/repeat_passes.hpp).
+  // Hidden: how `--repeat N` starts its passes (isolate/repeat_passes.hpp).
   app.add_option("--repeat-pass", c.repeat_pass)->group("");
-  // Hidden: how --profile starts its children (run/profiler.hpp).
+  // Hidden: how --profile starts its children (isolate/profiler.hpp).
   app.add_option("--profile-child-plan", c.profile_child_plan)->group("");
 }
 
@@ -257,7 +257,7 @@ int write_run_outputs(const RunCommand& c, const SuiteResult& suite,
 }
 
 // `run --repeat N`, N >= 2: the suite as N passes in fresh child processes, merged
-// (run/repeat_passes.hpp, report/pass_merge.hpp). The run's metadata, host conditions and timing
+// (isolate/repeat_passes.hpp, report/pass_merge.hpp). The run's metadata, host conditions and timing
 // span every pass.
 int execute_repeat_passes(RunCommand& c, const std::vector<std::string>& command_line,
                           const HostLoadProbe& host_load, const std::string& run_start,
@@ -378,7 +378,7 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
     throw UsageError("no graphs: give -g FILE_OR_FOLDER (or `graphs` in the --config recipe)");
   auto& options = c.options;
   if (c.repeat_pass > 0) {
-    // A pass of `--repeat N` (run/repeat_passes.hpp): a plain run. The parent repeats, and
+    // A pass of `--repeat N` (isolate/repeat_passes.hpp): a plain run. The parent repeats, and
     // writes the CSV, the tuning records and any profile from the merged result.
     options.repeat = 1;
     c.csv.clear();

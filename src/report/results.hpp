@@ -231,7 +231,7 @@ struct ProfileResult {
   std::optional<std::string> report_path, csv_path;
   std::vector<ProfiledKernel> kernels;
   std::optional<double> kernel_sum_ms;  // per execution: sum of duration x launches
-  // Against the row's own CUPTI record (run/profiler.hpp compare_profile_with_row): kernel_sum_ms
+  // Against the row's own CUPTI record (isolate/profiler.hpp compare_profile_with_row): kernel_sum_ms
   // over the median of kernel_sum_stats, and whether ncu saw the kernels the row ran (by name,
   // grid and block). A profile of other kernels times another plan, whatever its ratio says.
   std::optional<double> ratio_to_cupti;
@@ -261,7 +261,7 @@ struct MeasuredBy {
 };
 
 // --repeat N: the row measured N times. `run` runs the suite as N passes, each in a fresh child
-// process, one after another (method kRepeatMethodPasses, run/repeat_passes.hpp): the row's
+// process, one after another (method kRepeatMethodPasses, isolate/repeat_passes.hpp): the row's
 // figures are those of the pass whose median is the median of the passes' medians. Under MPI the
 // row's plan is measured in N fresh plan instances of one process instead ("fresh-plan-instance",
 // run/repeat.hpp). `compare` takes the spread as the row's run-to-run noise.

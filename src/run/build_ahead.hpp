@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "input/inputs.hpp"
-#include "run/child_process.hpp"
+#include "isolate/child_process.hpp"
 #include "session/run_options.hpp"
 
 namespace dnnbench {

@@ -25,8 +25,8 @@
 #include <nlohmann/json.hpp>
 
 #include "input/inputs.hpp"
+#include "isolate/isolation.hpp"
 #include "report/results.hpp"
-#include "run/isolation.hpp"
 #include "run/suite_runner.hpp"
 #include "session/run_options.hpp"
 

@@ -56,7 +56,7 @@ class FinishedRows {
 };
 
 // Runs the rows of one loaded graph: in this process (make_in_process_executor) or in a child
-// process (run/isolation.hpp).
+// process (isolate/isolation.hpp).
 class GraphExecutor {
  public:
   virtual ~GraphExecutor() = default;

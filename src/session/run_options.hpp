@@ -115,7 +115,7 @@ struct RunOptions {
   std::optional<double> rtol, atol;  // override the per-dtype defaults
   std::optional<std::string> dump_tensors_dir;
   bool save_samples = false;
-  // --repeat N: the suite as N passes in fresh processes (run/repeat_passes.hpp; a pass itself
+  // --repeat N: the suite as N passes in fresh processes (isolate/repeat_passes.hpp; a pass itself
   // runs with 1), under MPI each row's plan in N fresh plan instances (row.repeat); 1: once.
   std::int64_t repeat = 1;
   ValidationLimits limits;
@@ -126,7 +126,7 @@ struct RunOptions {
   // --plans-from FILE: the tuning file whose stored plans each row re-times (tune/plans_from.hpp);
   // with no --engine, a graph's rows are the engines the file stores for it.
   std::shared_ptr<const TuningDb> plans_from;
-  // Set in a profiled child (--profile, run/profiler.hpp): the plan the row must run; its timed
+  // Set in a profiled child (--profile, isolate/profiler.hpp): the plan the row must run; its timed
   // executions are bracketed for the profiler (Stream::profiler_start/stop).
   std::optional<std::string> profile_child_plan;
   std::vector<std::string> skip_engines;  // ids or names never run

@@ -1,6 +1,6 @@
-// Unit tests of --profile's logic (run/profiler.hpp): the spec, the refusals, the child's
+// Unit tests of --profile's logic (isolate/profiler.hpp): the spec, the refusals, the child's
 // allowlisted command line, and reading ncu's raw-page CSV.
-#include "run/profiler.hpp"
+#include "isolate/profiler.hpp"
 #include "providers/activity_names.hpp"
 
 #include <gtest/gtest.h>

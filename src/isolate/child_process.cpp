@@ -1,4 +1,4 @@
-#include "run/child_process.hpp"
+#include "isolate/child_process.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -17,7 +17,7 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "run/stack_dump.hpp"
+#include "isolate/stack_dump.hpp"
 #include "sys/interrupt.hpp"
 
 namespace dnnbench {

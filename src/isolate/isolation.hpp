@@ -9,7 +9,7 @@
 //   - a new child then goes on with the rest of the graph (with --isolate row, one child per row);
 //   - a child that dies outside any row (loading the library, filling inputs) makes the graph an
 //     error.
-// With --isolate graph the child is a worker (run/child_process.hpp's WorkerProcess) that serves
+// With --isolate graph the child is a worker (isolate/child_process.hpp's WorkerProcess) that serves
 // graph after graph, so that process start, library loading and CUDA context creation are paid
 // once per suite instead of once per graph. The deadline stays per graph. A worker is retired
 // (closed; the next graph gets a fresh one) after a graph in which a row it ran ended `error` or

@@ -1,5 +1,5 @@
-#include "run/child_process.hpp"
-#include "run/stack_dump.hpp"
+#include "isolate/child_process.hpp"
+#include "isolate/stack_dump.hpp"
 
 #include <gtest/gtest.h>
 

@@ -26,7 +26,7 @@ struct ChildOutcome {
   bool starting = false;
   std::string stderr_tail;  // the last bytes the child wrote to stderr
   // End::timed_out, when the child was asked for its stack: where its main thread was
-  // (run/stack_dump.hpp's compact form); "" when it gave none.
+  // (isolate/stack_dump.hpp's compact form); "" when it gave none.
   std::string stack;
   // "exited with status 3", "was killed by signal 11 (Segmentation fault)", "ran past the 5 s timeout
   // and was killed; it was waiting in: ...", "was stopped (the run was interrupted)".

@@ -1,4 +1,4 @@
-#include "run/profiler.hpp"
+#include "isolate/profiler.hpp"
 
 #include <unistd.h>
 
@@ -14,8 +14,8 @@
 #include <stdexcept>
 
 #include "input/archive.hpp"
+#include "isolate/child_process.hpp"
 #include "providers/activity_names.hpp"
-#include "run/child_process.hpp"
 #include "session/graph_data.hpp"
 
 namespace dnnbench {

@@ -4,7 +4,7 @@
 // from a fixed allowlist (graph, provider, engine, plan, seed, math, a few executions) and holds
 // no profiling flag, so it can never start a profiler itself; it brackets only its timed
 // executions for the profiler (cudaProfilerStart/Stop, an NVTX range graph/provider/engine/plan).
-// Each child runs in its own process group with a timeout (run/child_process.hpp). The artefacts,
+// Each child runs in its own process group with a timeout (isolate/child_process.hpp). The artefacts,
 // the .ncu-rep and the CSV `ncu --import X --csv --page raw` exports, go to --profile-dir; the
 // row gets `profile`: per kernel its duration, SM and DRAM throughput, achieved occupancy,
 // registers, shared memory, grid and block.

@@ -1,4 +1,4 @@
-#include "run/isolation.hpp"
+#include "isolate/isolation.hpp"
 
 #include <fmt/format.h>
 
@@ -18,11 +18,11 @@
 
 #include "graph/cost.hpp"
 #include "input/archive.hpp"
+#include "isolate/child_process.hpp"
+#include "isolate/stack_dump.hpp"
 #include "providers/registry.hpp"
-#include "run/child_process.hpp"
 #include "run/graph_loader.hpp"
 #include "run/journal.hpp"
-#include "run/stack_dump.hpp"
 
 namespace dnnbench {
 namespace {

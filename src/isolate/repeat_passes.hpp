@@ -1,6 +1,6 @@
 #pragma once
 // `run --repeat N` (N >= 2): the suite as N passes, each in a fresh child process of this same
-// binary (run/child_process.hpp), pass k+1 started only when pass k has ended. A slow stretch of
+// binary (isolate/child_process.hpp), pass k+1 started only when pass k has ended. A slow stretch of
 // the machine (a VM slowed for a few seconds, a neighbour's burst) then lands in one pass, and the
 // passes' spread is the noise between processes at separate times that a verdict of `compare` has
 // to beat; report/pass_merge.hpp merges them. Cost: N times the run (docs/compare.md).
@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "isolate/child_process.hpp"
 #include "report/pass_merge.hpp"
-#include "run/child_process.hpp"
 
 namespace dnnbench {
 

@@ -1,4 +1,4 @@
-#include "run/repeat_passes.hpp"
+#include "isolate/repeat_passes.hpp"
 
 #include <chrono>
 #include <filesystem>

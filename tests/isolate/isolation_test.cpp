@@ -1,4 +1,4 @@
-#include "run/isolation.hpp"
+#include "isolate/isolation.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "run/stack_dump.hpp"
+#include "isolate/stack_dump.hpp"
 
 #include <cxxabi.h>
 #include <execinfo.h>

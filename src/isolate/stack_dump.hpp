@@ -1,5 +1,5 @@
 #pragma once
-// Where a hung child was waiting. An isolated child (run/isolation.hpp) installs a handler for
+// Where a hung child was waiting. An isolated child (isolate/isolation.hpp) installs a handler for
 // kStackDumpSignal that writes its main thread's stack to stderr between two marker lines; a
 // parent whose child runs past --timeout-s sends the signal before the kill, and the timeout row
 // then says where the child was: "it was waiting in: nanosleep < ... < PlanSession::measure".
