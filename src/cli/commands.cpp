@@ -18,6 +18,8 @@
 #include "cli/progress.hpp"
 #include "cli/recipe.hpp"
 
+#include "distribute/build_ahead.hpp"
+#include "distribute/distributed_run.hpp"
 #include "env/calibration.hpp"
 #include "env/fp32_math_environment.hpp"
 #include "env/host_load.hpp"
@@ -38,8 +40,6 @@
 #include "report/peaks.hpp"
 #include "report/tuning_db.hpp"
 #include "report/tuning_report.hpp"
-#include "run/build_ahead.hpp"
-#include "run/distributed_run.hpp"
 #include "run/graph_loader.hpp"
 #include "run/journal.hpp"
 #include "run/suite_runner.hpp"
@@ -429,7 +429,7 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
         {c.child_graph, c.child_path, c.child_journal, c.child_rows, c.child_dump_folder}, options);
   if (c.child_worker) return run_isolated_worker(options);
   if (!c.child_build_ahead.empty()) {
-    // A compile-ahead child (run/build_ahead.hpp): the parent's graphs and shard; no output.
+    // A compile-ahead child (distribute/build_ahead.hpp): the parent's graphs and shard; no output.
     const auto inputs = expand_inputs(c.graphs, options.archive, import_options_from(c.dims), nullptr);
     const auto shard = shard_inputs(c, inputs.inputs);
     return run_build_ahead_child(inputs.inputs, shard ? &*shard : nullptr, options, c.child_build_ahead);
@@ -528,7 +528,7 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
                                                                  : nlohmann::json("derived from the caps");
   // How many isolated child processes the run started: with --isolate graph, 1 unless a worker
   // died, timed out or was retired after a failed row (docs/reliability.md).
-  // And how many compiled runtime-compiled plans ahead of their rows (run/build_ahead.hpp).
+  // And how many compiled runtime-compiled plans ahead of their rows (distribute/build_ahead.hpp).
   suite.metadata["isolation"] = {{"children_started", children_started},
                                  {"compile_ahead_children", build_ahead_children}};
   suite.metadata["options"]["journal"] =

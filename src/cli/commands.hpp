@@ -55,10 +55,11 @@ struct RunCommand {
   double timeout_s = 0;  // 0: none
   std::string child_graph, child_path, child_journal;  // hidden: this process is an isolated child
   std::size_t child_rows = 0;
-  bool child_worker = false;      // hidden: this process is an isolated worker (requests on stdin)
-  std::string child_build_ahead;  // hidden: "K/N", this process builds plans ahead (run/build_ahead.hpp)
-  int compile_ahead = -1;         // --compile-ahead; -1: default_compile_ahead_children()
-  int repeat_pass = 0;            // hidden: this process is pass K of --repeat N (isolate/repeat_passes.hpp)
+  bool child_worker = false;  // hidden: this process is an isolated worker (requests on stdin)
+  std::string
+      child_build_ahead;   // hidden: "K/N", this process builds plans ahead (distribute/build_ahead.hpp)
+  int compile_ahead = -1;  // --compile-ahead; -1: default_compile_ahead_children()
+  int repeat_pass = 0;     // hidden: this process is pass K of --repeat N (isolate/repeat_passes.hpp)
   // The table's options on the parsed subcommand: which the command line gave, and their values.
   std::shared_ptr<const RunOptionBinder> binder;
   std::string child_dump_folder;

@@ -8,6 +8,8 @@
 #include <iostream>
 
 #include "cli/import_command.hpp"
+#include "distribute/distributed_run.hpp"
+#include "distribute/distribution.hpp"
 #include "env/metadata.hpp"
 #include "graph/cost.hpp"
 #include "input/import_inputs.hpp"
@@ -15,8 +17,6 @@
 #include "report/json_report.hpp"
 #include "report/merge.hpp"
 #include "report/peaks.hpp"
-#include "run/distributed_run.hpp"
-#include "run/distribution.hpp"
 #include "run/graph_loader.hpp"
 #include "sys/host_name.hpp"
 #include "sys/interrupt.hpp"

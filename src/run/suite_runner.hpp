@@ -78,7 +78,7 @@ struct Journal;
 struct SuiteSetup {
   GraphExecutor* executor = nullptr;  // nullptr: in process
   const Journal* resume = nullptr;    // graphs and rows finished by an earlier run are reused
-  // Set: only the inputs marked true are run and reported (--shard, run/distribution.hpp); the
+  // Set: only the inputs marked true are run and reported (--shard, distribute/distribution.hpp); the
   // others are still loaded, so that duplicates are found across the whole suite.
   const std::vector<bool>* selected = nullptr;
 };

@@ -2,7 +2,7 @@
 // Splitting one suite over several processes (docs/distributed.md): the cost order graphs are
 // handed out in, the deterministic --shard split, which GPU each MPI rank uses, and the checks
 // that the ranks of one run measure on the same kind of device with the same libraries. Pure
-// logic: the MPI protocol is in run/distributed_run.hpp.
+// logic: the MPI protocol is in distribute/distributed_run.hpp.
 #include <cstddef>
 #include <optional>
 #include <string>

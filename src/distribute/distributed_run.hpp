@@ -4,7 +4,7 @@
 //     over the whole suite), orders them by estimated cost and hands them out one at a time, the
 //     costliest first, to whichever rank asks (rank 0 runs graphs too, on its main thread, while a
 //     second thread schedules).
-//   - Each rank uses one GPU (run/distribution.hpp: choose_device), set before any library starts.
+//   - Each rank uses one GPU (distribute/distribution.hpp: choose_device), set before any library starts.
 //   - At start every rank reports its host, device and library versions; rank 0 refuses (exit 2)
 //     ranks that differ, or that share a GPU, unless the user allows it.
 //   - Each rank journals its own rows to <journal>.rank<R>.jsonl; rank 0 also writes every row of
@@ -15,7 +15,7 @@
 //     rank once; dying a second time, it is recorded with an error row.
 //   - A stop (SIGINT/SIGTERM; mpirun turns SIGINT into SIGTERM to every rank and kills them about
 //     a second later) makes rank 0 write what finished at once, with complete: false.
-// The MPI calls sit behind Transport (run/mpi/ when built; run/mpi_none.cpp otherwise).
+// The MPI calls sit behind Transport (distribute/mpi/ when built; distribute/mpi_none.cpp otherwise).
 #include <functional>
 #include <memory>
 #include <optional>

@@ -1,4 +1,4 @@
-#include "run/build_ahead.hpp"
+#include "distribute/build_ahead.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -8,8 +8,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "distribute/distribution.hpp"
 #include "providers/registry.hpp"
-#include "run/distribution.hpp"
 #include "run/graph_loader.hpp"
 #include "run/suite_runner.hpp"
 

@@ -1,5 +1,5 @@
 #pragma once
-// Rank 0's bookkeeping of an MPI run (run/distributed_run.hpp): which graph goes to which rank
+// Rank 0's bookkeeping of an MPI run (distribute/distributed_run.hpp): which graph goes to which rank
 // next, and what happens to the graph of a rank that died. Pure state, no MPI: unit-tested.
 //   - next(): the costliest graph still waiting, so that the long ones start first and the short
 //     ones fill the gaps at the end; a retried graph goes to another rank than the one it died on,

@@ -1,5 +1,5 @@
 // Rank 0's scheduling: costliest first to whoever asks, and one retry of a dead rank's graph.
-#include "run/scheduler.hpp"
+#include "distribute/scheduler.hpp"
 
 #include <gtest/gtest.h>
 

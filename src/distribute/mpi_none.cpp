@@ -1,7 +1,7 @@
-// A build without MPI (CMake found none): run/distributed_run.hpp's transport is not there.
+// A build without MPI (CMake found none): distribute/distributed_run.hpp's transport is not there.
 #include <stdexcept>
 
-#include "run/distributed_run.hpp"
+#include "distribute/distributed_run.hpp"
 
 namespace dnnbench {
 

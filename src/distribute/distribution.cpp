@@ -1,4 +1,4 @@
-#include "run/distribution.hpp"
+#include "distribute/distribution.hpp"
 
 #include <fmt/format.h>
 

@@ -1,6 +1,6 @@
-#include "run/scheduler.hpp"
+#include "distribute/scheduler.hpp"
 
-#include "run/distribution.hpp"
+#include "distribute/distribution.hpp"
 
 namespace dnnbench {
 

@@ -1,6 +1,6 @@
 // The pure logic of distributed runs: cost order, --shard split, rank-to-GPU mapping, and the
 // checks that refuse ranks that cannot be one run.
-#include "run/distribution.hpp"
+#include "distribute/distribution.hpp"
 
 #include <gtest/gtest.h>
 

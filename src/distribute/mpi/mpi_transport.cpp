@@ -1,4 +1,4 @@
-// The MPI transport of run/distributed_run.hpp. Messages are JSON text on one tag, point to point
+// The MPI transport of distribute/distributed_run.hpp. Messages are JSON text on one tag, point to point
 // only: no collective after the start, so that a dead rank never blocks the others.
 #include <mpi.h>
 
@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "run/distributed_run.hpp"
+#include "distribute/distributed_run.hpp"
 
 namespace dnnbench {
 namespace {

@@ -1,4 +1,4 @@
-#include "run/distributed_run.hpp"
+#include "distribute/distributed_run.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -16,15 +16,15 @@
 #include <set>
 #include <thread>
 
+#include "distribute/distribution.hpp"
+#include "distribute/scheduler.hpp"
 #include "env/metadata.hpp"
 #include "graph/cost.hpp"
 #include "providers/registry.hpp"
 #include "report/json_read.hpp"
 #include "report/json_report.hpp"
-#include "run/distribution.hpp"
 #include "run/graph_loader.hpp"
 #include "run/journal.hpp"
-#include "run/scheduler.hpp"
 #include "sys/host_name.hpp"
 #include "sys/interrupt.hpp"
 
