@@ -1,30 +1,41 @@
 #!/usr/bin/env bash
-# Issue 13 diagnosis on the GPU machine: which sample graphs of each op family cuDNN takes, with
-# cuDNN's own reasons. Builds the dnnbench target only, then runs each family's samples on the
-# cudnn provider (top 3 engines, 2 samples, no isolation) with cuDNN's debug log
-# (CUDNN_LOGLEVEL_DBG=2: warnings and errors) per family; rows and logs come back in probe.tgz.
-# (The first run, 2026-12-01, also tried lowering alternatives then switched by an environment
-# variable; the winners are the lowering now: bench/RESULTS.md, issue 13.)
+# Which sample graphs of each op family cuDNN takes, with cuDNN's own reasons, on the GPU machine:
+# runs each family's samples on the cudnn provider (top 3 engines, 2 samples, no isolation) with
+# cuDNN's debug log (CUDNN_LOGLEVEL_DBG=2: warnings and errors) per family, prints one line per
+# graph (engine:status and the normalized error) and cuDNN's distinct reasons; rows and logs come
+# back in OUT_DIR/probe.tgz. docs/providers.md's cuDNN support table came from it (2026-12-01;
+# that first run also tried lowering alternatives switched by an environment variable: the winners
+# are the lowering now, bench/RESULTS.md).
 #
-#   bench/issue13-cudnn-probe.sh OUT_DIR      (device tool: carry .debs; OUT_DIR=$OUT)
+#   bench/cudnn-coverage.sh OUT_DIR      (device tool: carry .debs; OUT_DIR=$OUT)
+#   STAGES="build coverage" bench/gpu-check.sh      (the same on gpu-check's build/gpu/dnnbench)
+#
+# PROBE_BIN: a dnnbench already built (then nothing is built); otherwise it builds the dnnbench
+# target alone in PROBE_BUILD (default /tmp/h13b-build). PROBE_BUDGET_S (default 100) stops
+# probing past that many seconds, so the tarball always comes back.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT_DIR=${1:-${OUT:-out/probe}}
 PREFIX=/tmp/dnnbench-prefix
 BUILD=${PROBE_BUILD:-/tmp/h13b-build}
 mkdir -p "$OUT_DIR/diag" "$PREFIX"
-for f in .debs/*.deb; do dpkg -x "$f" "$PREFIX"; done
-for pair in libnettle8:libnettle.so.8 libxml2:libxml2.so.2 libicu72:libicuuc.so.72; do
-  pkg=${pair%%:*} soname=${pair#*:}
-  ldconfig -p | grep -q "$soname" || for f in .debs/fallback/${pkg}_*.deb; do dpkg -x "$f" "$PREFIX"; done
-done
-export LD_LIBRARY_PATH="$PREFIX/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 t0=$(date +%s)
-cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DDNNBENCH_WERROR=ON -DDNNBENCH_WITH_CUDNN=ON \
-  -DDNNBENCH_WITH_ONEDNN=OFF -DCMAKE_PREFIX_PATH="$PREFIX/usr" > "$OUT_DIR/diag/configure.log" 2>&1
-cmake --build "$BUILD" --target dnnbench -j "$(nproc)" > "$OUT_DIR/diag/build.log" 2>&1 || {
-  grep -E "error" -A3 "$OUT_DIR/diag/build.log" | head -30; echo "probe: build failed"; exit 1; }
-echo "probe: built in $(( $(date +%s) - t0 )) s"
+if [ -n "${PROBE_BIN:-}" ]; then
+  BIN=$PROBE_BIN
+else
+  for f in .debs/*.deb; do dpkg -x "$f" "$PREFIX"; done
+  for pair in libnettle8:libnettle.so.8 libxml2:libxml2.so.2 libicu72:libicuuc.so.72; do
+    pkg=${pair%%:*} soname=${pair#*:}
+    ldconfig -p | grep -q "$soname" || for f in .debs/fallback/${pkg}_*.deb; do dpkg -x "$f" "$PREFIX"; done
+  done
+  export LD_LIBRARY_PATH="$PREFIX/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DDNNBENCH_WERROR=ON -DDNNBENCH_WITH_CUDNN=ON \
+    -DDNNBENCH_WITH_ONEDNN=OFF -DCMAKE_PREFIX_PATH="$PREFIX/usr" > "$OUT_DIR/diag/configure.log" 2>&1
+  cmake --build "$BUILD" --target dnnbench -j "$(nproc)" > "$OUT_DIR/diag/build.log" 2>&1 || {
+    grep -E "error" -A3 "$OUT_DIR/diag/build.log" | head -30; echo "probe: build failed"; exit 1; }
+  echo "probe: built in $(( $(date +%s) - t0 )) s"
+  BIN=$BUILD/dnnbench
+fi
 S=graphs/samples
 probe() {  # probe NAME GRAPH...
   local name=$1; shift
@@ -32,7 +43,7 @@ probe() {  # probe NAME GRAPH...
   if [ $(( $(date +%s) - t0 )) -gt "${PROBE_BUDGET_S:-100}" ]; then echo "== $name: skipped (budget)"; return; fi
   local list; list=$(printf "%s," "$@"); list=${list%,}
   CUDNN_LOGLEVEL_DBG=2 CUDNN_LOGDEST_DBG="$OUT_DIR/diag/$name.cudnn.log" \
-    timeout 25 "$BUILD/dnnbench" run -g "$list" --provider cudnn --max-engines 3 --warmup 1 --warmup-max-ms 0 \
+    timeout 25 "$BIN" run -g "$list" --provider cudnn --max-engines 3 --warmup 1 --warmup-max-ms 0 \
     --iters 2 --batch 1 --no-kernel-activity --isolate none -v -o "$OUT_DIR/diag/$name.json" \
     > "$OUT_DIR/diag/$name.txt" 2>&1
   echo "== $name rc=$? ($(( $(date +%s) - t0 )) s)"
