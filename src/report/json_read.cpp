@@ -384,7 +384,7 @@ RowResult row_from_json(const json& r) {
     row.repeat->medians_ms = get<std::vector<double>>(*it, "medians_ms");
     row.repeat->spread = num(*it, "spread");
     row.repeat->method = get<std::string>(*it, "method");
-    // Passes only (run/repeat_passes.hpp); absent in results written before them.
+    // Passes only (isolate/repeat_passes.hpp); absent in results written before them.
     if (const auto passes = it->find("passes"); passes != it->end() && passes->is_array())
       row.repeat->passes = passes->get<std::vector<int>>();
     if (const auto pids = it->find("pids"); pids != it->end() && pids->is_array())

@@ -186,7 +186,7 @@ struct OracleResult {
   std::optional<RegimeCheck> other_regime;
 };
 
-// One stored plan re-timed by --plans-from (run/plans_from.hpp): against today's heuristic plan,
+// One stored plan re-timed by --plans-from (tune/plans_from.hpp): against today's heuristic plan,
 // paired and interleaved like the oracle's final comparison.
 struct RetimedPlan {
   std::string role;  // "stored-winner" or "stored-heuristic"
@@ -242,7 +242,7 @@ struct ProfileResult {
   std::optional<std::string> report_path, csv_path;
   std::vector<ProfiledKernel> kernels;
   std::optional<double> kernel_sum_ms;  // per execution: sum of duration x launches
-  // Against the row's own CUPTI record (run/profiler.hpp compare_profile_with_row): kernel_sum_ms
+  // Against the row's own CUPTI record (isolate/profiler.hpp compare_profile_with_row): kernel_sum_ms
   // over the median of kernel_sum_stats, and whether ncu saw the kernels the row ran (by name,
   // grid and block). A profile of other kernels times another plan, whatever its ratio says.
   std::optional<double> ratio_to_cupti;
@@ -272,7 +272,7 @@ struct MeasuredBy {
 };
 
 // --repeat N: the row measured N times. `run` runs the suite as N passes, each in a fresh child
-// process, one after another (method kRepeatMethodPasses, run/repeat_passes.hpp): the row's
+// process, one after another (method kRepeatMethodPasses, isolate/repeat_passes.hpp): the row's
 // figures are those of the pass whose median is the median of the passes' medians. Under MPI the
 // row's plan is measured in N fresh plan instances of one process instead ("fresh-plan-instance",
 // run/repeat.hpp). `compare` takes the spread as the row's run-to-run noise.
@@ -376,7 +376,7 @@ struct GraphResult {
   std::optional<std::string> duplicate_of;
   bool filtered = false;     // left out by --op: not run
   bool interrupted = false;  // cut short by a stop (SIGINT/SIGTERM): holds the rows that finished
-  // Hash of the graph's canonical content (input/graph_loader.hpp): a resumed run reuses rows only
+  // Hash of the graph's canonical content (graph/content_hash.hpp): a resumed run reuses rows only
   // of the same content, and `compare` joins runs by it.
   std::optional<std::string> content_hash;
   // --dump-tensors: the graph's folder there, unique in the suite (run_suite). Not written.
