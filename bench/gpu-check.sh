@@ -1,27 +1,39 @@
 #!/usr/bin/env bash
-# The merged main on the H200, stage by stage (issues 12, 13, 15, 17): builds with warnings as
-# errors, the `gpu` tests, a smoke over graphs/samples on cudnn and cublaslt, the attention perf
-# graphs beside PyTorch, --profile ncu on long kernels, a tuning file made with cuDNN 9.14 and
-# re-timed on PyTorch's cuDNN 9.19 (whose build also has the torch provider on CUDA), and the
-# GEMM comparison. Every stage has a time limit inside DEADLINE_S of script time, so the summary
-# and the tarball always come back. STAGES picks stages; a second call on the still-warm machine
-# reuses build/gpu and build/gpu919:
+# The runner for the GPU machine (the H200): one device call, named stages, each with a time limit
+# inside DEADLINE_S of script time, so that the summary and the tarball always come back. STAGES
+# picks them; a second call on the still-warm machine reuses build/gpu and build/gpu919:
 #
 #   STAGES="build tests smoke attention" bench/gpu-check.sh     (device tool: carry [".debs"])
 #   STAGES="build919 profile tuning torch gemm" bench/gpu-check.sh
 #
 # The machine goes back 30 s after a call, so a later call usually starts cold: name `build` (and
-# `build919`) in every call; a warm build dir makes them no-ops. Other stages: `lt-tests` (the
-# cuBLASLt gpu tests one by one, with thread stacks when one hangs), `tf32probe` (cuDNN's fp32
-# matmul engine with NVIDIA_TF32_OVERRIDE=0), `attention-rest` (the attention graphs missing from
-# ATTENTION_DONE, a results JSON of an earlier call, then the PyTorch comparison over both).
-# `overhead` (bench/overhead.sh; OVERHEAD_EXTRA) and `ncu-check` (bench/ncu-check.sh; NCU_REPEATS)
-# are issue 12's, as are `overhead-cache` (the default-settings suite twice on an empty compiled-plan
-# cache: compiling, then loading), `oracle3` (--oracle --max-engines 3 over the ResNet-50 set) and
-# `aa` (the oracle's A/A over graphs/samples; AA_EXTRA, AA_SECONDS);
-# `probe` (bench/kernel_basis_probe.py) is issue 17's. GEMM_ENGINES, GEMM_PLANS
-# and GEMM_SECONDS size the `gemm` stage's oracle. SMOKE_SHARDS (default 4) splits the smoke over that many processes; `torch-samples` runs the
-# torch provider over graphs/samples; TARGETS914 / TARGETS919 build only those targets.
+# `build919`) in every call; a warm build dir makes them no-ops. TARGETS914 / TARGETS919 build only
+# those targets. The stages, by the question they answer (bench/RESULTS.md has the figures):
+#
+#   builds        build (system cuDNN 9.14, warnings as errors), build919 (PyTorch's cuDNN 9.19 and
+#                 the torch provider on CUDA)
+#   does it run   tests (every `gpu` test), devtests (DEVTESTS_FILTER), lt-tests (the cuBLASLt gpu
+#                 tests one by one, with thread stacks when one hangs), torch, torch-gpu (the torch
+#                 provider's tests); smoke (graphs/samples on cudnn and cublaslt, validation
+#                 counts; SMOKE_DIRS, SMOKE_SHARDS default 4), torch-samples, fp8, tf32probe
+#                 (cuDNN's fp32 matmul with NVIDIA_TF32_OVERRIDE=0); coverage (which sample graphs of
+#                 each op family cuDNN takes, with cuDNN's own reasons: bench/cudnn-coverage.sh)
+#   vs PyTorch    matched (matched conditions: bench/matched-conditions.sh; MATCHED_ARGS),
+#                 torch-compare (ResNet-50 fp16 forward beside PyTorch: bench/torch-compare.sh),
+#                 attention, attention-rest (attention perf graphs beside PyTorch; ATTENTION_DONE)
+#   GEMM peers    gemm (cuDNN, cuBLASLt and torch.matmul on the GEMM set: bench/gemm-compare.sh;
+#                 GEMM_GRAPHS, GEMM_ENGINES, GEMM_PLANS, GEMM_SECONDS), regimes (the 8192^3 bf16
+#                 GEMM sustained and paced; --oracle-regimes both), gap-ab (replay vs kernel sum)
+#   overhead      overhead (bench/overhead.sh; OVERHEAD_EXTRA), overhead4 (--max-engines 4),
+#                 overhead-cache (the suite twice on an empty compiled-plan cache: compiling, loading)
+#   oracle        oracle3 (the oracle at scale: --oracle --max-engines 3 over the ResNet-50 set),
+#                 aa (the oracle's A/A over graphs/samples: bench/oracle-aa-gpu.sh; AA_EXTRA,
+#                 AA_SECONDS), tuning (a tuning file made with cuDNN 9.14 re-timed on 9.19)
+#   versions      versions (the same ResNet-50 / GEMM subset on cuDNN 9.14 and 9.19, through
+#                 `dnnbench compare` and `dnnbench report --html`)
+#   ncu, clocks   ncu-check (kernel time vs Nsight Compute: bench/ncu-check.sh; NCU_REPEATS),
+#                 profile (--profile ncu on three long GEMMs, with ncu's clocks: bench/ncu_clocks.py),
+#                 probe (CUPTI durations after idle gaps: bench/kernel_basis_probe.py)
 #
 # Results in $OUT/check.tgz (the .ncu-rep files stay behind: too large to come back).
 set -uo pipefail
@@ -282,7 +294,7 @@ if want profile; then
   python3 bench/ncu_clocks.py "$OUT_DIR/ncu.json" "$OUT_DIR/prof" 2>&1 | tail -20
 fi
 
-if want tuning || want torch || want torch-gpu || want gemm || want fp8 || want torch-compare; then
+if want tuning || want torch || want torch-gpu || want gemm || want fp8 || want torch-compare || want versions; then
   if [ -n "${b919:-}" ]; then
     while kill -0 "$b919" 2> /dev/null && [ $((DEADLINE - SECONDS)) -gt 120 ]; do sleep 1; done
   fi
@@ -467,4 +479,42 @@ if want gemm; then
   GRAPHS="${GEMM_GRAPHS:-$(ls $G/*.json | tr '\n' ' ')}" \
     MAX_ENGINES=${GEMM_ENGINES:-2} ORACLE_PLANS=${GEMM_PLANS:-8} ORACLE_SECONDS=${GEMM_SECONDS:-0.5} SAMPLES=20 \
     DNNBENCH="$GEMM_B" timeout "$(cap "${GEMM_CAP_S:-240}")" bench/gemm-compare.sh "$OUT_DIR/gemm" 2>&1 | tail -50
+fi
+
+if want coverage; then
+  # Which sample graphs of each op family cuDNN takes, with cuDNN's reasons (docs/providers.md's
+  # support table), on this call's binary and the system cuDNN.
+  stage "cuDNN coverage of graphs/samples by op family, with cuDNN's reasons"
+  PROBE_BIN=$B PROBE_BUDGET_S=$(cap "${COVERAGE_CAP_S:-120}") \
+    LD_LIBRARY_PATH="/tmp/dnnbench-prefix/usr/lib/x86_64-linux-gnu" bench/cudnn-coverage.sh "$OUT_DIR/coverage" 2>&1 | tail -60
+fi
+
+if want versions && [ -x "$B919" ]; then
+  # One library against another: the same ResNet-50 / GEMM subset on cuDNN 9.14 (the system's, $B)
+  # and 9.19 (PyTorch's, $B919), then `dnnbench compare` by heuristic, engine and best plan, and
+  # the HTML report of both.
+  stage "cuDNN 9.14 vs 9.19 on a ResNet-50 / GEMM subset: compare and report"
+  V=()
+  for g in graphs/perf/resnet50/rn50_res2_1x1_64_256_fwd_n32_nhwc_fp16.json \
+           graphs/perf/resnet50/rn50_res2_3x3_64_64_fwd_n32_nhwc_fp16.json \
+           graphs/perf/resnet50/rn50_res3_1x1_128_512_fwd_n32_nhwc_fp16.json \
+           graphs/perf/resnet50/rn50_res4_3x3_256_256_fwd_n32_nhwc_fp16.json \
+           graphs/perf/resnet50/rn50_res5_1x1_512_2048_fwd_n32_nhwc_fp16.json \
+           graphs/perf/gemm/bert_large_ffn_up_m4096_k1024_n4096_fp16.json; do
+    [ -f "$g" ] && V+=(-g "$g")
+  done
+  args=(--provider cudnn --max-engines 4 --max-time-ms 300 --save-samples --isolate none -q)
+  LD_LIBRARY_PATH="/tmp/dnnbench-prefix/usr/lib/x86_64-linux-gnu" timeout "$(cap 100)" "$B" run "${V[@]}" "${args[@]}" \
+    -o "$OUT_DIR/cudnn914.json" > "$OUT_DIR/run914.log" 2>&1
+  echo "9.14 run rc $?"
+  timeout "$(cap 100)" "$B919" run "${V[@]}" "${args[@]}" -o "$OUT_DIR/cudnn919.json" > "$OUT_DIR/run919.log" 2>&1
+  echo "9.19 run rc $?"
+  for by in heuristic engine best; do
+    LD_LIBRARY_PATH="/tmp/dnnbench-prefix/usr/lib/x86_64-linux-gnu" "$B" compare "$OUT_DIR/cudnn914.json" "$OUT_DIR/cudnn919.json" --by $by --json "$OUT_DIR/compare-$by.json" \
+      > "$OUT_DIR/compare-$by.txt" 2>&1
+    echo "compare --by $by rc $?"
+  done
+  head -60 "$OUT_DIR/compare-heuristic.txt"
+  LD_LIBRARY_PATH="/tmp/dnnbench-prefix/usr/lib/x86_64-linux-gnu" "$B" report "$OUT_DIR/cudnn914.json" "$OUT_DIR/cudnn919.json" --html "$OUT_DIR/versions.html" > /dev/null 2>&1
+  echo "report rc $? ($(stat -c %s "$OUT_DIR/versions.html" 2> /dev/null) bytes)"
 fi

@@ -61,7 +61,7 @@ BIG_GEMM_PATH = os.path.join("bench", "graphs", BIG_GEMM + ".json")
 # neither tool controls; they are timed and shown but left out of the distribution.
 MIN_CONV_MS = 0.005
 BAND = 0.03  # "within +-3%"
-# dnnbench sizes a sample to ~10 ms (src/run/plan_session.cpp, kTargetBatchMs); a graph without a
+# dnnbench sizes a sample to ~10 ms (src/session/plan_session.cpp, kTargetBatchMs); a graph without a
 # dnnbench row gets a PyTorch sample of the same length.
 TARGET_SAMPLE_MS = 10.0
 MAX_CALLS = 1000  # calls captured in one CUDA graph: a 1 us kernel still fills a ~1 ms sample

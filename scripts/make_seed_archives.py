@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes tests/data/archives/: small good and hostile graph archives, the seed corpus of the
 archive fuzzer (tests/fuzz/archive_fuzz.cpp, scripts/fuzz). Deterministic: re-running it gives
-the same bytes. The unit tests build their hostile archives at run time (tests/run/archive_test.cpp);
+the same bytes. The unit tests build their hostile archives at run time (tests/input/archive_test.cpp);
 these files only give the fuzzer a start in every format and every kind of refusal.
 """
 import gzip

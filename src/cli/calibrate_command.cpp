@@ -12,14 +12,14 @@
 
 #include "cli/commands.hpp"
 #include "cli/option_binder.hpp"
+#include "env/calibration.hpp"
+#include "env/peak_calibration.hpp"
 #include "graph/reader.hpp"
 #include "graph/validate.hpp"
-#include "input/graph_loader.hpp"
 #include "input/inputs.hpp"
 #include "providers/registry.hpp"
 #include "report/json_report.hpp"
-#include "run/calibration.hpp"
-#include "run/peak_calibration.hpp"
+#include "run/graph_loader.hpp"
 
 namespace dnnbench {
 namespace {

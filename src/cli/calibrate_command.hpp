@@ -1,5 +1,5 @@
 #pragma once
-// `dnnbench calibrate`: this machine's noise floor (run/calibration.hpp), printed as a table and
+// `dnnbench calibrate`: this machine's noise floor (env/calibration.hpp), printed as a table and
 // written to a file that later runs record in their metadata.
 #include <CLI/CLI.hpp>
 
@@ -15,7 +15,7 @@ struct CalibrateCommand {
   std::int64_t repeats = 5;
   std::string calibration_file;  // empty: the default path
   RunCommand settings;           // the measurement options shared with `run` (cli/option_table.hpp)
-  bool peaks = false;            // --peaks: also measure achievable peaks (run/peak_calibration.hpp)
+  bool peaks = false;            // --peaks: also measure achievable peaks (env/peak_calibration.hpp)
 };
 
 void add_calibrate_options(CLI::App& app, CalibrateCommand& command);

@@ -20,11 +20,19 @@
 #include "cli/progress.hpp"
 #include "cli/recipe.hpp"
 
+#include "distribute/build_ahead.hpp"
+#include "distribute/distributed_run.hpp"
+#include "env/calibration.hpp"
+#include "env/fp32_math_environment.hpp"
+#include "env/host_load.hpp"
+#include "env/metadata.hpp"
 #include "graph/reader.hpp"
 #include "graph/validate.hpp"
-#include "input/graph_loader.hpp"
 #include "input/import_inputs.hpp"
 #include "input/inputs.hpp"
+#include "isolate/isolation.hpp"
+#include "isolate/profiler.hpp"
+#include "isolate/repeat_passes.hpp"
 #include "providers/registry.hpp"
 #include "report/console_report.hpp"
 #include "report/csv_report.hpp"
@@ -35,19 +43,11 @@
 #include "report/tuning_db.hpp"
 #include "report/tuning_report.hpp"
 #include "report/workload_report.hpp"
-#include "run/build_ahead.hpp"
-#include "run/calibration.hpp"
-#include "run/distributed_run.hpp"
-#include "run/fp32_math_environment.hpp"
-#include "run/host_load.hpp"
-#include "run/interrupt.hpp"
-#include "run/isolation.hpp"
+#include "run/graph_loader.hpp"
 #include "run/journal.hpp"
-#include "run/metadata.hpp"
-#include "run/oracle.hpp"
-#include "run/profiler.hpp"
-#include "run/repeat_passes.hpp"
 #include "run/suite_runner.hpp"
+#include "sys/interrupt.hpp"
+#include "tune/oracle.hpp"
 #include "version/git_revision.hpp"
 #include "version/providers_not_built.hpp"
 
@@ -185,7 +185,7 @@ void add_run_options(CLI::App& app, RunCommand& c) {
                  "Read run options from this TOML recipe (command-line flags override it; docs/recipes.md)")
       ->type_name("FILE");
   c.binder = std::make_shared<RunOptionBinder>(app);
-  // Hidden: how an isolating parent starts its children (run/isolation.hpp).
+  // Hidden: how an isolating parent starts its children (isolate/isolation.hpp).
   app.add_option("--isolated-child-graph", c.child_graph)->group("");
   app.add_option("--isolated-child-path", c.child_path)->group("");
   app.add_option("--isolated-child-journal", c.child_journal)->group("");
@@ -193,9 +193,9 @@ void add_run_options(CLI::App& app, RunCommand& c) {
   app.add_option("--isolated-child-dump-folder", c.child_dump_folder)->group("");
   app.add_flag("--isolated-child-worker", c.child_worker)->group("");
   app.add_option("--isolated-child-build-ahead", c.child_build_ahead)->group("");
-  // Hidden: how `--repeat N` starts its passes (run/repeat_passes.hpp).
+  // Hidden: how `--repeat N` starts its passes (isolate/repeat_passes.hpp).
   app.add_option("--repeat-pass", c.repeat_pass)->group("");
-  // Hidden: how --profile starts its children (run/profiler.hpp).
+  // Hidden: how --profile starts its children (isolate/profiler.hpp).
   app.add_option("--profile-child-plan", c.profile_child_plan)->group("");
 }
 
@@ -265,7 +265,7 @@ int write_run_outputs(const RunCommand& c, const SuiteResult& suite,
 }
 
 // `run --repeat N`, N >= 2: the suite as N passes in fresh child processes, merged
-// (run/repeat_passes.hpp, report/pass_merge.hpp). The run's metadata, host conditions and timing
+// (isolate/repeat_passes.hpp, report/pass_merge.hpp). The run's metadata, host conditions and timing
 // span every pass.
 int execute_repeat_passes(RunCommand& c, const std::vector<std::string>& command_line,
                           const HostLoadProbe& host_load, const std::string& run_start,
@@ -389,7 +389,7 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
     throw UsageError("no graphs: give -g FILE_OR_FOLDER (or `graphs` in the --config recipe)");
   auto& options = c.options;
   if (c.repeat_pass > 0) {
-    // A pass of `--repeat N` (run/repeat_passes.hpp): a plain run. The parent repeats, and
+    // A pass of `--repeat N` (isolate/repeat_passes.hpp): a plain run. The parent repeats, and
     // writes the CSV, the tuning records and any profile from the merged result.
     options.repeat = 1;
     c.csv.clear();
@@ -440,7 +440,7 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
         {c.child_graph, c.child_path, c.child_journal, c.child_rows, c.child_dump_folder}, options);
   if (c.child_worker) return run_isolated_worker(options);
   if (!c.child_build_ahead.empty()) {
-    // A compile-ahead child (run/build_ahead.hpp): the parent's graphs and shard; no output.
+    // A compile-ahead child (distribute/build_ahead.hpp): the parent's graphs and shard; no output.
     const auto inputs = expand_inputs(c.graphs, options.archive, import_options_from(c.dims), nullptr);
     const auto shard = shard_inputs(c, inputs.inputs);
     return run_build_ahead_child(inputs.inputs, shard ? &*shard : nullptr, options, c.child_build_ahead);
@@ -540,7 +540,7 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
                                                                  : nlohmann::json("derived from the caps");
   // How many isolated child processes the run started: with --isolate graph, 1 unless a worker
   // died, timed out or was retired after a failed row (docs/reliability.md).
-  // And how many compiled runtime-compiled plans ahead of their rows (run/build_ahead.hpp).
+  // And how many compiled runtime-compiled plans ahead of their rows (distribute/build_ahead.hpp).
   suite.metadata["isolation"] = {{"children_started", children_started},
                                  {"compile_ahead_children", build_ahead_children}};
   suite.metadata["options"]["journal"] =

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "isolate/isolation.hpp"
 #include "report/results.hpp"
-#include "run/isolation.hpp"
-#include "run/run_options.hpp"
 #include "run/suite_runner.hpp"
+#include "session/run_options.hpp"
 
 namespace dnnbench {
 
@@ -39,7 +39,7 @@ struct RunCommand {
   std::string csv;  // --csv FILE: one line per row
   // The tuning database (report/tuning_db.hpp): --export-plans FILE, --plans-from FILE.
   std::string export_plans, plans_from;
-  // --profile ncu[:SECTIONS] and where its artefacts go (run/profiler.hpp).
+  // --profile ncu[:SECTIONS] and where its artefacts go (isolate/profiler.hpp).
   std::string profile, profile_dir = "dnnbench-profile";
   std::string profile_child_plan;  // hidden: this process is a profiled child; the plan it must run
   bool verbose = false, quiet = false;
@@ -51,14 +51,15 @@ struct RunCommand {
   // Reliability (docs/reliability.md).
   std::string journal;  // default: <output>.journal.jsonl
   bool resume = false;
-  std::string isolate;   // none | graph | row; empty: by provider (run/isolation.hpp)
+  std::string isolate;   // none | graph | row; empty: by provider (isolate/isolation.hpp)
   double timeout_s = 0;  // 0: none
   std::string child_graph, child_path, child_journal;  // hidden: this process is an isolated child
   std::size_t child_rows = 0;
-  bool child_worker = false;      // hidden: this process is an isolated worker (requests on stdin)
-  std::string child_build_ahead;  // hidden: "K/N", this process builds plans ahead (run/build_ahead.hpp)
-  int compile_ahead = -1;         // --compile-ahead; -1: default_compile_ahead_children()
-  int repeat_pass = 0;            // hidden: this process is pass K of --repeat N (run/repeat_passes.hpp)
+  bool child_worker = false;  // hidden: this process is an isolated worker (requests on stdin)
+  std::string
+      child_build_ahead;   // hidden: "K/N", this process builds plans ahead (distribute/build_ahead.hpp)
+  int compile_ahead = -1;  // --compile-ahead; -1: default_compile_ahead_children()
+  int repeat_pass = 0;     // hidden: this process is pass K of --repeat N (isolate/repeat_passes.hpp)
   // The table's options on the parsed subcommand: which the command line gave, and their values.
   std::shared_ptr<const RunOptionBinder> binder;
   std::string child_dump_folder;

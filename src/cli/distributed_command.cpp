@@ -8,19 +8,19 @@
 #include <iostream>
 
 #include "cli/import_command.hpp"
+#include "distribute/distributed_run.hpp"
+#include "distribute/distribution.hpp"
+#include "env/metadata.hpp"
 #include "graph/cost.hpp"
-#include "input/graph_loader.hpp"
 #include "input/import_inputs.hpp"
 #include "report/console_report.hpp"
 #include "report/json_report.hpp"
 #include "report/merge.hpp"
 #include "report/peaks.hpp"
-#include "run/distributed_run.hpp"
-#include "run/distribution.hpp"
-#include "run/host_name.hpp"
-#include "run/interrupt.hpp"
-#include "run/metadata.hpp"
-#include "run/oracle.hpp"
+#include "run/graph_loader.hpp"
+#include "sys/host_name.hpp"
+#include "sys/interrupt.hpp"
+#include "tune/oracle.hpp"
 
 namespace dnnbench {
 

@@ -1,4 +1,5 @@
-// dnnbench command line: subcommands and their options; everything else lives in run/ and report/.
+// dnnbench command line: subcommands and their options; everything else lives in the rooms below
+// (docs/ARCHITECTURE.md).
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 

@@ -12,7 +12,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/option_table.hpp"
-#include "run/run_options.hpp"
+#include "session/run_options.hpp"
 
 namespace dnnbench {
 

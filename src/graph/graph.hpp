@@ -159,7 +159,7 @@ struct Node {
 struct Graph {
   std::string name;
   std::string source_path;  // file it was read from ("" when built in memory)
-  // The hash of the file's canonical content (input/graph_loader.hpp's content_hash), set by the
+  // The hash of the file's canonical content (graph/content_hash.hpp), set by the
   // loader; "" for a graph built or changed in memory. What a provider may key results kept
   // between runs on (providers/compiled_plan_cache.hpp).
   std::string content_hash;

@@ -1,6 +1,6 @@
 #pragma once
 // The bytes a graph's tensors take, by the kind of copy the tool makes of them. The validator's
-// --max-graph-bytes check and the run's memory budget (run/memory_budget.hpp) both start here.
+// --max-graph-bytes check and the run's memory budget (env/memory_budget.hpp) both start here.
 #include <cstdint>
 #include <string>
 

@@ -8,11 +8,11 @@
 #include <map>
 #include <sstream>
 
+#include "graph/content_hash.hpp"
 #include "graph/cost.hpp"
 #include "graph/errors.hpp"
 #include "graph/reader.hpp"
 #include "graph/validate.hpp"
-#include "input/graph_loader.hpp"
 
 namespace dnnbench {
 namespace {

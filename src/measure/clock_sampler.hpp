@@ -45,7 +45,7 @@ class ClockSampler {
   // The latest SM clock read (NaN before the first), for the steady-state warm-up.
   double latest_sm_mhz() const;
   // Whether the latest reading says the power cap or heat held the clocks down (false when the
-  // driver does not say), for pacing (run/plan_session.cpp).
+  // driver does not say), for pacing (session/plan_session.cpp).
   bool latest_capped() const;
 
  private:

@@ -13,10 +13,10 @@
 #include <sstream>
 #include <thread>
 
-#include "input/graph_loader.hpp"
-#include "run/cache_folder.hpp"
-#include "run/host_name.hpp"
-#include "run/interrupt.hpp"
+#include "graph/content_hash.hpp"
+#include "sys/cache_folder.hpp"
+#include "sys/host_name.hpp"
+#include "sys/interrupt.hpp"
 
 namespace dnnbench {
 

@@ -207,7 +207,7 @@ class Provider {
                                 Stream&) {
     return false;
   }
-  // Bytes of device memory free now, for the memory budget (run/memory_budget.hpp); nullopt when
+  // Bytes of device memory free now, for the memory budget (env/memory_budget.hpp); nullopt when
   // the provider cannot say (host providers: the host budget covers them).
   virtual std::optional<std::int64_t> device_memory_free() { return std::nullopt; }
   // Device description for results (name, compute capability, SM count, memory, driver, ...);
@@ -222,7 +222,7 @@ class Provider {
   // Throws Unsupported when the library refuses the plan, or when the plan it would run is
   // not the one requested.
   virtual std::unique_ptr<Plan> build(const Graph& graph, const PlanSpec& spec) = 0;
-  // Building ahead (run/build_ahead.hpp): plans whose build takes seconds, built by another
+  // Building ahead (distribute/build_ahead.hpp): plans whose build takes seconds, built by another
   // process of the suite before their row comes, where this provider's build() then finds them.
   // Whether this provider can (cuDNN: on a device, with the compiled-plan cache on).
   virtual bool can_build_ahead() { return false; }

@@ -70,7 +70,7 @@ void print_slowest_rows(std::ostream& out, const SuiteResult& suite, std::size_t
     fmt::print(out, "    {:>11.4f}  {}\n", timed[k].first, timed[k].second);
 }
 
-// A run that other work disturbed (metadata.host_conditions, run/host_load.hpp) says so where
+// A run that other work disturbed (metadata.host_conditions, env/host_load.hpp) says so where
 // its reader looks: its times are slow and noisy, and `compare` will name the difference.
 void print_host_disturbance(std::ostream& out, const nlohmann::json& metadata) {
   if (!metadata.is_object() || !metadata.contains("host_conditions")) return;

@@ -252,7 +252,15 @@ std::optional<OracleResult> oracle_from_json(const json& o) {
     out.candidates.push_back(
         {get<std::string>(c, "plan_name"), get<bool>(c, "measured"),
          c.contains("knobs") ? knob_list_from_json(c["knobs"]) : decltype(OracleCandidate::knobs){},
-         get_opt<double>(c, "median_ms"), get_opt<std::string>(c, "error")});
+         get_opt<double>(c, "median_ms"), get_opt<std::string>(c, "error"),
+         get_if_present<double>(c, "screen_median_ms"),
+         get_if_present<bool>(c, "screened_out").value_or(false),
+         get_if_present<bool>(c, "finalist").value_or(false)});
+  // Results written before the two-rung sweep have neither (nor the time split).
+  out.screened_out = get_if_present<std::int64_t>(o, "screened_out").value_or(0);
+  if (const auto& t = at_or_null(o, "time_split_ms"); !t.is_null())
+    out.time_split = {num(t, "build"),  num(t, "screen"),      num(t, "final"),
+                      num(t, "paired"), num(t, "replication"), num(t, "other_regime")};
   return out;
 }
 
@@ -376,7 +384,7 @@ RowResult row_from_json(const json& r) {
     row.repeat->medians_ms = get<std::vector<double>>(*it, "medians_ms");
     row.repeat->spread = num(*it, "spread");
     row.repeat->method = get<std::string>(*it, "method");
-    // Passes only (run/repeat_passes.hpp); absent in results written before them.
+    // Passes only (isolate/repeat_passes.hpp); absent in results written before them.
     if (const auto passes = it->find("passes"); passes != it->end() && passes->is_array())
       row.repeat->passes = passes->get<std::vector<int>>();
     if (const auto pids = it->find("pids"); pids != it->end() && pids->is_array())

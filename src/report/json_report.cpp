@@ -249,7 +249,11 @@ json oracle_to_json(const std::optional<OracleResult>& o) {
                           {"knobs", knob_list_to_json(c.knobs)},
                           {"measured", c.measured},
                           {"median_ms", opt(c.median_ms)},
-                          {"error", opt(c.error)}});
+                          {"error", opt(c.error)},
+                          {"screen_median_ms", opt(c.screen_median_ms)},
+                          {"screened_out", c.screened_out},
+                          {"finalist", c.finalist}});
+  const auto& t = o->time_split;
   return {{"search", o->search},
           {"verdict", o->verdict},
           {"plan_name", o->plan_name},
@@ -260,6 +264,14 @@ json oracle_to_json(const std::optional<OracleResult>& o) {
           {"candidates_failed", o->candidates_failed},
           {"budget_exhausted", o->budget_exhausted},
           {"sweep_time_ms", o->sweep_time_ms},
+          {"screened_out", o->screened_out},
+          {"time_split_ms",
+           {{"build", t.build_ms},
+            {"screen", t.screen_ms},
+            {"final", t.final_ms},
+            {"paired", t.paired_ms},
+            {"replication", t.replication_ms},
+            {"other_regime", t.other_regime_ms}}},
           {"cpu_build_time_ms", opt(o->cpu_build_time_ms)},
           {"gpu_kernel_stats", stats_to_json(o->gpu_kernel_stats)},
           {"host_stats", stats_to_json(o->host_stats)},

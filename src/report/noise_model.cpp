@@ -8,8 +8,8 @@
 namespace dnnbench {
 namespace {
 
-// Kernels shorter than this are "short" in `dnnbench calibrate` (run/calibration.hpp's
-// kShortKernelMs); reports do not depend on run/, so the figure is repeated here.
+// Kernels shorter than this are "short" in `dnnbench calibrate` (env/calibration.hpp's
+// kShortKernelMs); reports do not depend on env/, so the figure is repeated here.
 constexpr double kShortKernelMs = 0.1;
 
 // Two IQRs either side: the seed successor's rule. For a normal, 2·IQR ≈ 2.7σ of one run's

@@ -42,10 +42,14 @@ void print_oracle_details(std::ostream& out, const RowResult& r) {
       o.rank_of_heuristic_plan ? std::to_string(*o.rank_of_heuristic_plan) : "-", o.candidates_benchmarked,
       o.candidates_total, o.candidates_failed, o.budget_exhausted ? ", budget exhausted" : "",
       o.sweep_time_ms);
+  if (o.screened_out > 0)
+    fmt::print(out, "      two rungs: {} screened out after a few executions, {} finalists measured fully\n",
+               o.screened_out, o.candidates_benchmarked - o.screened_out);
   for (const auto& c : o.candidates)
-    fmt::print(
-        out, "      {:<40} {}\n", c.plan_name,
-        c.measured ? fmt::format("{:.4f} ms", c.median_ms.value_or(0)) : "failed: " + c.error.value_or("?"));
+    fmt::print(out, "      {:<40} {}\n", c.plan_name,
+               !c.measured      ? "failed: " + c.error.value_or("?")
+               : c.screened_out ? fmt::format("{:.4f} ms (screened out)", c.median_ms.value_or(0))
+                                : fmt::format("{:.4f} ms", c.median_ms.value_or(0)));
   if (r.oracle_delta) {
     const auto& d = *r.oracle_delta;
     fmt::print(out, "      paired ({} rounds{}, {}): heuristic {:.4f} ms vs oracle {:.4f} ms -> {}\n",
@@ -93,11 +97,21 @@ void print_oracle_footer(std::ostream& out, const SuiteResult& suite) {
   std::vector<std::string> regime_changes;
   std::int64_t oracle_rows = 0, regime_checked = 0;
   std::string regime, other;
+  OracleResult::TimeSplit time;
   for (const auto& g : suite.graphs)
     for (const auto& r : g.results) {
       if (!r.oracle && !r.oracle_error) continue;
       ++oracle_rows;
       if (r.oracle && !r.oracle->regime.empty()) regime = r.oracle->regime;
+      if (r.oracle) {
+        const auto& t = r.oracle->time_split;
+        time.build_ms += t.build_ms;
+        time.screen_ms += t.screen_ms;
+        time.final_ms += t.final_ms;
+        time.paired_ms += t.paired_ms;
+        time.replication_ms += t.replication_ms;
+        time.other_regime_ms += t.other_regime_ms;
+      }
       if (r.oracle && r.oracle->other_regime && !r.oracle->other_regime->plan_name.empty()) {
         ++regime_checked;
         other = r.oracle->other_regime->regime;
@@ -125,6 +139,17 @@ void print_oracle_footer(std::ostream& out, const SuiteResult& suite) {
   for (std::size_t i = 0; i < std::min<std::size_t>(10, significant.size()); ++i)
     fmt::print(out, "  {:>2}. {}  {}\n", i + 1, speedup_text(significant[i].delta), significant[i].where);
   if (!regime.empty()) fmt::print(out, "  plans compared in the {} regime\n", regime);
+  // Where the time went (the oracle at scale is bounded by these, not by the rows' own timing).
+  const double total = time.build_ms + time.screen_ms + time.final_ms + time.paired_ms + time.replication_ms +
+                       time.other_regime_ms;
+  if (total > 0)
+    fmt::print(
+        out,
+        "  time: {:.1f} s in all: plan builds {:.1f} s, screening {:.1f} s, finalists {:.1f} s, paired "
+        "re-timing {:.1f} s, replication {:.1f} s{}\n",
+        total / 1e3, time.build_ms / 1e3, time.screen_ms / 1e3, time.final_ms / 1e3, time.paired_ms / 1e3,
+        time.replication_ms / 1e3,
+        time.other_regime_ms > 0 ? fmt::format(", other regime {:.1f} s", time.other_regime_ms / 1e3) : "");
   if (regime_checked > 0) {
     fmt::print(out, "  regimes: the winner changes in {} of {} rows checked in the {} regime too\n",
                regime_changes.size(), regime_checked, other);

@@ -1,5 +1,5 @@
 #pragma once
-// `run --repeat N` (run/repeat_passes.hpp) runs the suite as N passes, each in a fresh child
+// `run --repeat N` (isolate/repeat_passes.hpp) runs the suite as N passes, each in a fresh child
 // process, one after another; this merges their results into one (docs/compare.md, "--repeat").
 //   - Graphs are known by graph_path, rows by provider, engine id and engine label. The merged
 //     result follows the first pass's order; what only a later pass has is appended.

@@ -115,6 +115,10 @@ struct OracleCandidate {
   std::vector<std::pair<std::string, std::string>> knobs;
   std::optional<double> median_ms;   // primary figure (kernel time where there is one)
   std::optional<std::string> error;  // why it failed to build or run
+  // Two-rung sweeps (a plan space larger than its finalists): the screening median; a plan
+  // screened out keeps it as its median_ms, a finalist's median_ms is its full measurement.
+  std::optional<double> screen_median_ms;
+  bool screened_out = false, finalist = false;
 };
 
 // A paired, interleaved comparison of a baseline plan with another plan.
@@ -153,6 +157,13 @@ struct OracleResult {
   std::int64_t candidates_total = 0, candidates_benchmarked = 0, candidates_failed = 0;
   bool budget_exhausted = false;  // --oracle-max-plans / --oracle-max-seconds stopped the sweep
   double sweep_time_ms = 0;
+  std::int64_t screened_out = 0;  // candidates the sweep's first rung left out of its second
+  // Where the oracle's time went, in wall milliseconds: building the candidates' plans, screening
+  // them (the first rung, or the whole sweep in one rung), the finalists' full measurement, the
+  // paired re-timing with the winner's validation, its replication, --oracle-regimes both.
+  struct TimeSplit {
+    double build_ms = 0, screen_ms = 0, final_ms = 0, paired_ms = 0, replication_ms = 0, other_regime_ms = 0;
+  } time_split;
   std::optional<double> cpu_build_time_ms;            // of the winner
   std::optional<Stats> host_stats, gpu_kernel_stats;  // of the winner, from the paired re-timing
   std::optional<Stats> warm_baseline_stats;           // of the heuristic plan, from the paired re-timing
@@ -175,7 +186,7 @@ struct OracleResult {
   std::optional<RegimeCheck> other_regime;
 };
 
-// One stored plan re-timed by --plans-from (run/plans_from.hpp): against today's heuristic plan,
+// One stored plan re-timed by --plans-from (tune/plans_from.hpp): against today's heuristic plan,
 // paired and interleaved like the oracle's final comparison.
 struct RetimedPlan {
   std::string role;  // "stored-winner" or "stored-heuristic"
@@ -231,7 +242,7 @@ struct ProfileResult {
   std::optional<std::string> report_path, csv_path;
   std::vector<ProfiledKernel> kernels;
   std::optional<double> kernel_sum_ms;  // per execution: sum of duration x launches
-  // Against the row's own CUPTI record (run/profiler.hpp compare_profile_with_row): kernel_sum_ms
+  // Against the row's own CUPTI record (isolate/profiler.hpp compare_profile_with_row): kernel_sum_ms
   // over the median of kernel_sum_stats, and whether ncu saw the kernels the row ran (by name,
   // grid and block). A profile of other kernels times another plan, whatever its ratio says.
   std::optional<double> ratio_to_cupti;
@@ -261,7 +272,7 @@ struct MeasuredBy {
 };
 
 // --repeat N: the row measured N times. `run` runs the suite as N passes, each in a fresh child
-// process, one after another (method kRepeatMethodPasses, run/repeat_passes.hpp): the row's
+// process, one after another (method kRepeatMethodPasses, isolate/repeat_passes.hpp): the row's
 // figures are those of the pass whose median is the median of the passes' medians. Under MPI the
 // row's plan is measured in N fresh plan instances of one process instead ("fresh-plan-instance",
 // run/repeat.hpp). `compare` takes the spread as the row's run-to-run noise.
@@ -365,7 +376,7 @@ struct GraphResult {
   std::optional<std::string> duplicate_of;
   bool filtered = false;     // left out by --op: not run
   bool interrupted = false;  // cut short by a stop (SIGINT/SIGTERM): holds the rows that finished
-  // Hash of the graph's canonical content (input/graph_loader.hpp): a resumed run reuses rows only
+  // Hash of the graph's canonical content (graph/content_hash.hpp): a resumed run reuses rows only
   // of the same content, and `compare` joins runs by it.
   std::optional<std::string> content_hash;
   // --dump-tensors: the graph's folder there, unique in the suite (run_suite). Not written.

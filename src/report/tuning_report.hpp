@@ -1,5 +1,5 @@
 #pragma once
-// Console output of --plans-from (report/tuning_db.hpp) and --profile (run/profiler.hpp): the
+// Console output of --plans-from (report/tuning_db.hpp) and --profile (isolate/profiler.hpp): the
 // per-row line under a graph's table and the verbose blocks. Reads results only.
 #include <ostream>
 

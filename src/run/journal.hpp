@@ -6,7 +6,7 @@
 //   {"event": "row", "graph_path", "content_hash", "row": {row JSON}, "best_plan": {...}|null}
 //   {"event": "graph", "graph_path", "content_hash", "graph": {graph JSON}}
 // `--resume` reads it back (read_journal) to skip what is finished. Isolated children
-// (run/isolation.hpp) report to their parent through the same format.
+// (isolate/isolation.hpp) report to their parent through the same format.
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -17,8 +17,8 @@
 #include <nlohmann/json.hpp>
 
 #include "report/results.hpp"
-#include "run/run_options.hpp"
 #include "run/suite_runner.hpp"
+#include "session/run_options.hpp"
 
 namespace dnnbench {
 

@@ -1,8 +1,8 @@
 #include "run/repeat.hpp"
 
-#include "run/calibration.hpp"
-#include "run/gpu_clocks.hpp"
-#include "run/plan_session.hpp"
+#include "env/calibration.hpp"
+#include "env/gpu_clocks.hpp"
+#include "session/plan_session.hpp"
 
 namespace dnnbench {
 

@@ -5,13 +5,13 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "env/gpu_clocks.hpp"
 #include "measure/host_timer.hpp"
-#include "run/gpu_clocks.hpp"
-#include "run/oracle.hpp"
-#include "run/plan_session.hpp"
-#include "run/plans_from.hpp"
 #include "run/repeat.hpp"
+#include "session/plan_session.hpp"
 #include "tensor/npy.hpp"
+#include "tune/oracle.hpp"
+#include "tune/plans_from.hpp"
 
 namespace dnnbench {
 namespace {

@@ -6,8 +6,8 @@
 
 #include "providers/provider.hpp"
 #include "report/results.hpp"
-#include "run/graph_data.hpp"
-#include "run/run_options.hpp"
+#include "session/graph_data.hpp"
+#include "session/run_options.hpp"
 
 namespace dnnbench {
 

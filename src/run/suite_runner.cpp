@@ -8,21 +8,21 @@
 #include <set>
 #include <stdexcept>
 
+#include "env/memory_budget.hpp"
 #include "graph/cost.hpp"
 #include "graph/errors.hpp"
 #include "graph/reader.hpp"
 #include "graph/validate.hpp"
-#include "input/graph_loader.hpp"
 #include "measure/host_timer.hpp"
 #include "providers/registry.hpp"
-#include "run/graph_data.hpp"
-#include "run/interrupt.hpp"
+#include "run/graph_loader.hpp"
 #include "run/journal.hpp"
-#include "run/memory_budget.hpp"
-#include "run/oracle.hpp"
-#include "run/plan_session.hpp"
 #include "run/row_runner.hpp"
+#include "session/graph_data.hpp"
+#include "session/plan_session.hpp"
+#include "sys/interrupt.hpp"
 #include "tensor/npy.hpp"
+#include "tune/oracle.hpp"
 
 namespace dnnbench {
 namespace {

@@ -9,7 +9,7 @@
 #include "input/inputs.hpp"
 #include "providers/provider.hpp"
 #include "report/results.hpp"
-#include "run/run_options.hpp"
+#include "session/run_options.hpp"
 
 namespace dnnbench {
 
@@ -56,7 +56,7 @@ class FinishedRows {
 };
 
 // Runs the rows of one loaded graph: in this process (make_in_process_executor) or in a child
-// process (run/isolation.hpp).
+// process (isolate/isolation.hpp).
 class GraphExecutor {
  public:
   virtual ~GraphExecutor() = default;
@@ -78,14 +78,14 @@ struct Journal;
 struct SuiteSetup {
   GraphExecutor* executor = nullptr;  // nullptr: in process
   const Journal* resume = nullptr;    // graphs and rows finished by an earlier run are reused
-  // Set: only the inputs marked true are run and reported (--shard, run/distribution.hpp); the
+  // Set: only the inputs marked true are run and reported (--shard, distribute/distribution.hpp); the
   // others are still loaded, so that duplicates are found across the whole suite.
   const std::vector<bool>* selected = nullptr;
 };
 
 // Throws std::invalid_argument for an unknown provider name (a usage error). Inputs become
-// graph entries in order; see input/graph_loader.hpp for those that are not run. Stops at the next
-// row when stop_requested() (run/interrupt.hpp): the result then has complete = false.
+// graph entries in order; see run/graph_loader.hpp for those that are not run. Stops at the next
+// row when stop_requested() (sys/interrupt.hpp): the result then has complete = false.
 SuiteResult run_suite(const std::vector<GraphInput>& inputs, const RunOptions& options, RunObserver& observer,
                       SuiteSetup setup = {});
 

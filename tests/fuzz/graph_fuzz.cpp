@@ -9,13 +9,13 @@
 #include <string>
 #include <string_view>
 
+#include "env/memory_budget.hpp"
 #include "graph/cost.hpp"
 #include "graph/errors.hpp"
 #include "graph/reader.hpp"
 #include "graph/validate.hpp"
-#include "input/graph_loader.hpp"
-#include "run/graph_data.hpp"
-#include "run/memory_budget.hpp"
+#include "run/graph_loader.hpp"
+#include "session/graph_data.hpp"
 
 namespace {
 

@@ -16,7 +16,7 @@
 #include <thread>
 
 #include "input/archive.hpp"  // ScopedTempDir
-#include "run/host_name.hpp"
+#include "sys/host_name.hpp"
 
 namespace dnnbench {
 namespace {

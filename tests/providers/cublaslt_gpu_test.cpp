@@ -13,8 +13,8 @@
 #include "../support/hang_stack.hpp"
 #include "graph/reader.hpp"
 #include "providers/cublaslt/cublaslt_provider.hpp"
-#include "run/graph_data.hpp"
 #include "run/row_runner.hpp"
+#include "session/graph_data.hpp"
 
 namespace dnnbench {
 namespace {

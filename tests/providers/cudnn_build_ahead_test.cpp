@@ -1,4 +1,4 @@
-// Building ahead on the GPU (run/build_ahead.hpp): a runtime-compiled cuDNN plan compiled by
+// Building ahead on the GPU (distribute/build_ahead.hpp): a runtime-compiled cuDNN plan compiled by
 // build_ahead() is what the row then loads; a suite with --compile-ahead starts its children and
 // compiles each plan once, whoever gets to it first.
 #include <gtest/gtest.h>
@@ -14,8 +14,8 @@
 #include "graph/reader.hpp"
 #include "input/archive.hpp"  // ScopedTempDir
 #include "providers/cudnn/cudnn_provider.hpp"
-#include "run/graph_data.hpp"
 #include "run/row_runner.hpp"
+#include "session/graph_data.hpp"
 
 namespace dnnbench {
 namespace {

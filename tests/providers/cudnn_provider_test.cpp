@@ -13,8 +13,8 @@
 #include "graph/reader.hpp"
 #include "input/archive.hpp"  // ScopedTempDir
 #include "providers/cudnn/cudnn_provider.hpp"
-#include "run/graph_data.hpp"
 #include "run/row_runner.hpp"
+#include "session/graph_data.hpp"
 
 namespace dnnbench {
 namespace {

@@ -10,7 +10,7 @@
 
 #include "../reference/reference_test_support.hpp"
 #include "reference/gpu_reference.hpp"
-#include "run/graph_data.hpp"
+#include "session/graph_data.hpp"
 #include "tensor/compare.hpp"
 
 namespace dnnbench::testing {

@@ -11,8 +11,8 @@
 #include "graph/reader.hpp"
 #include "providers/cudnn/cudnn_provider.hpp"
 #include "reference/gpu_reference.hpp"
-#include "run/graph_data.hpp"
 #include "run/row_runner.hpp"
+#include "session/graph_data.hpp"
 
 namespace dnnbench {
 namespace {

@@ -83,8 +83,11 @@ RowResult full_row() {
   o.warm_baseline_stats = summarize({2.0});
   o.correctness = Correctness{};
   o.delta_withheld = "why";
-  o.candidates = {{"p1", true, {{"k", "1"}, {"a", "2"}}, 1.5, std::nullopt},
-                  {"p2", false, {}, std::nullopt, "Unsupported: no"}};
+  o.candidates = {{"p1", true, {{"k", "1"}, {"a", "2"}}, 1.5, std::nullopt, 1.6, false, true},
+                  {"p2", false, {}, std::nullopt, "Unsupported: no", std::nullopt, false, false},
+                  {"p3", true, {}, 3.0, std::nullopt, 3.0, true, false}};
+  o.screened_out = 1;
+  o.time_split = {10, 20, 30, 40, 50, 0};
   row.oracle = o;
   row.oracle_delta = PairedDelta{"host", 2,    1,    2,        1.5,
                                  2.5,    true, 1.01, 0.99,     1.03,

@@ -52,9 +52,17 @@ SuiteResult oracle_suite(const std::string& winner_value = "7") {
   o.verdict = "faster-plan";
   o.plan_name = "12_k2=" + winner_value + "_k13=1";
   o.knobs = {{"k13", "1"}, {"k2", winner_value}};  // as a results object reads back: sorted
-  o.candidates = {{"12_k2=1", true, {{"k2", "1"}}, 2.0, std::nullopt},
-                  {o.plan_name, true, {{"k2", winner_value}, {"k13", "1"}}, 1.5, std::nullopt},
-                  {"12_k2=9", false, {{"k2", "9"}}, std::nullopt, "Unsupported: no"}};
+  o.candidates = {
+      {"12_k2=1", true, {{"k2", "1"}}, 2.0, std::nullopt, std::nullopt, false, false},
+      {o.plan_name,
+       true,
+       {{"k2", winner_value}, {"k13", "1"}},
+       1.5,
+       std::nullopt,
+       std::nullopt,
+       false,
+       false},
+      {"12_k2=9", false, {{"k2", "9"}}, std::nullopt, "Unsupported: no", std::nullopt, false, false}};
   o.gpu_kernel_stats = stats_at(1.5);
   r.oracle = o;
   PairedDelta d;

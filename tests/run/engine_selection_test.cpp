@@ -2,9 +2,9 @@
 #include <algorithm>
 
 #include "input/inputs.hpp"
-#include "run/plan_session.hpp"
 #include "run/row_runner.hpp"
 #include "run/suite_runner.hpp"
+#include "session/plan_session.hpp"
 
 namespace dnnbench {
 namespace {

@@ -6,11 +6,11 @@
 #include <memory>
 
 #include "../support/graph_builder.hpp"
+#include "env/calibration.hpp"
 #include "graph/validate.hpp"
 #include "providers/registry.hpp"
-#include "run/calibration.hpp"
-#include "run/graph_data.hpp"
 #include "run/row_runner.hpp"
+#include "session/graph_data.hpp"
 
 namespace dnnbench {
 namespace {

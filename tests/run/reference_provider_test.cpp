@@ -4,8 +4,8 @@
 
 #include "../support/graph_builder.hpp"
 #include "providers/registry.hpp"
-#include "run/graph_data.hpp"
 #include "run/row_runner.hpp"
+#include "session/graph_data.hpp"
 
 namespace dnnbench {
 namespace {

@@ -3,11 +3,11 @@
 
 #include <csignal>
 
-#include "input/graph_loader.hpp"
 #include "report/json_report.hpp"
-#include "run/interrupt.hpp"
+#include "run/graph_loader.hpp"
 #include "run/journal.hpp"
 #include "run/suite_runner.hpp"
+#include "sys/interrupt.hpp"
 
 namespace dnnbench {
 namespace {

@@ -1,7 +1,7 @@
 #pragma once
 // A GPU test that hangs on the device machine (which has no gdb) says where: with
 // DNNBENCH_TEST_HANG_S=N set, after N seconds the main thread's stack goes to stderr (between
-// run/stack_dump.hpp's markers) and the test exits 124. Frames of the test binary are
+// isolate/stack_dump.hpp's markers) and the test exits 124. Frames of the test binary are
 // "binary(+offset)" (it exports no symbols; bench/gpu-check.sh maps them with nm); the shared
 // libraries' names say whether the wait is in CUPTI, cuBLASLt or the driver.
 #include <unistd.h>
@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <thread>
 
-#include "run/stack_dump.hpp"
+#include "isolate/stack_dump.hpp"
 
 namespace dnnbench::testing {
 

@@ -10,7 +10,7 @@
 //   throw  throws in its first execution: an `error` row from a process that goes on
 // DNNBENCH_CRASHTEST_GRAPHS=NAME,NAME (graph names) limits the failures to those graphs; the
 // failing engines of any other graph run as `ok`. A test of a suite can so fail in one graph only.
-// DNNBENCH_CRASHTEST_BUILD_AHEAD=FOLDER makes `ok` a slow build done ahead (run/build_ahead.hpp):
+// DNNBENCH_CRASHTEST_BUILD_AHEAD=FOLDER makes `ok` a slow build done ahead (distribute/build_ahead.hpp):
 // build_ahead() writes the marker FOLDER/<graph>.<engine>.<pid>, and a row's build() waits (up to
 // 20 s) for its graph's marker, as a row waits for a compile-ahead child's claim.
 // DNNBENCH_CRASHTEST_SLOWDOWN=FACTOR (e.g. 1.10) plants a known slowdown for `compare`'s tests:

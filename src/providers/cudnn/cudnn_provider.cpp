@@ -17,7 +17,7 @@
 #include "providers/cudnn/engines.hpp"
 #include "providers/cudnn/plan.hpp"
 #include "providers/graph_cache_key.hpp"
-#include "run/metadata.hpp"
+#include "sys/utc_timestamp.hpp"
 #include "version/git_revision.hpp"
 
 namespace dnnbench {

@@ -1,0 +1,151 @@
+#pragma once
+// Options of a run, resolved from the command line (cli/). run/ reads only this struct.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "graph/validate.hpp"
+#include "input/archive.hpp"
+#include "measure/steady_state.hpp"
+#include "measure/stopping_rule.hpp"
+#include "providers/registry.hpp"
+#include "report/tuning_db.hpp"
+#include "tensor/fill.hpp"
+
+namespace dnnbench {
+
+struct OracleOptions {
+  bool enabled = false;
+  bool aa_self_check = false;  // --oracle-aa: the heuristic plan against itself, for the noise floor
+  int max_plans = 32;          // per row
+  double max_seconds = 30;     // per row's sweep
+  double min_effect = 0.01;    // smallest speedup - 1 called significant (--oracle-min-effect)
+  // --oracle-regimes both: the sweep's leading candidates timed again in the other regime
+  // (OracleResult::other_regime): a plan that wins cool can lose at the power cap.
+  bool both_regimes = false;
+  // Sweep measurements are short: they only rank candidates; the winner is re-timed paired.
+  AdaptiveLimits sweep{0.02, 5, 10, 200, 250};
+};
+
+enum class Fp32Math { strict, tf32 };
+std::string_view fp32_math_name(Fp32Math math);
+
+// --reduced-precision: engines whose notes say they accumulate in a reduced precision (a sum of
+// fp16 products in fp16) give legitimately larger errors; allow runs them at a tolerance that
+// says so, skip lists them as skipped.
+enum class ReducedPrecision { allow, skip };
+std::string_view reduced_precision_name(ReducedPrecision policy);
+
+enum class CacheMode { hot, cold };
+std::string_view cache_mode_name(CacheMode mode);
+// The power regime a number is measured in (--regime; docs/methodology.md, "Power regimes").
+// sustained: samples back to back once the device is steady, as in a training or inference loop;
+// on a power-capped GPU this is the figure at the cap. paced: an idle gap after every sample, so
+// the device runs below its cap: the per-kernel best case, which no loop sees.
+enum class Regime { sustained, paced };
+std::string_view regime_name(Regime regime);
+std::optional<Regime> regime_from_name(std::string_view name);
+Regime other_regime(Regime regime);
+
+// How each sample is taken (docs/methodology.md says what the resulting time means).
+struct MeasureOptions {
+  // cold: the provider's caches (GPU L2, CPU LLC) are flushed before every timed execution,
+  // outside the timed region; each sample is then one execution (no batching).
+  CacheMode cache_mode = CacheMode::hot;
+  // --latency: isolated latency after idle: the device idles `latency_idle_ms` before each single
+  // execution (no batching), instead of the default steady-state throughput in a loop. 2 ms is
+  // the idle gap of the H200 measurement in shared/reference/ANCHORS.md: long enough for the
+  // launch queue to drain and the clocks to react.
+  bool latency = false;
+  double latency_idle_ms = 2;
+  std::optional<std::int64_t> batch;  // --batch N: executions per sample, forced (1 = single-run)
+  // --per-execution-events: every execution of a batch between its own event pair, the batch
+  // still back to back; a sample is the median of its executions. Single-run times taken in the
+  // same thermal state as the batch (a --batch 1 loop idles between samples and clocks up), to
+  // check that batching does not bias the per-execution figure.
+  bool per_execution_events = false;
+  // GPU throughput batches are captured once in a CUDA graph and replayed (one launch per
+  // sample), so the host's per-execution launch cost never shows in a short kernel's time;
+  // --no-graph-replay (or a capture the library refuses) times back-to-back launches instead.
+  bool graph_replay = true;
+  // GPU: after the measurement, one more sample with CUPTI kernel activity on, for the row's
+  // kernels[] and kernel_sum_stats (--no-kernel-activity: none; also none where CUPTI is absent).
+  bool kernel_activity = true;
+  // Under sustained load the H200 sits at its power cap and its SM clock falls 13-27% below boost,
+  // so a long kernel's time depends on the regime (shared/reference/ANCHORS.md). sustained (the
+  // default): what a user's loop gets, the figure to quote; the GPU was measured 15% slower on a
+  // bf16 8192^3 GEMM back to back than paced, and PyTorch's training loop sees the former.
+  // paced: each sample is followed by an idle gap that keeps the device's duty cycle at
+  // `pacing_duty`. The 50% duty: a 4096x4096x11008 fp16 GEMM (0.5 ms) ran at 1440 MHz and 598 us
+  // back to back, at 1965 MHz and 511 us with 50% duty, 1980 MHz and 509 us with 25%
+  // (bench/RESULTS.md).
+  Regime regime = Regime::sustained;
+  double pacing_duty = 0.5;
+  // Sustained rows the driver reports at the power cap also get a short paced figure
+  // (TimingInfo::other_regime): this many samples with idle gaps after the measurement (0: none).
+  // Seven samples of ~10 ms with their gaps cost ~0.15 s a capped row.
+  std::int64_t other_regime_samples = 7;
+  SteadyStateLimits steady;  // warm-up until steady; max_ms is --warmup-max-ms
+  // The SM clock's relative movement during sampling above which a row is flagged clock_unstable.
+  double clock_tolerance = 0.02;
+};
+
+// One line of a recipe's [[engines]] matrix.
+struct EngineChoice {
+  std::string provider, id;
+  std::optional<std::string> label;  // shown with the row (engine_label)
+};
+
+struct RunOptions {
+  std::vector<std::string> providers;  // empty: every provider built
+  std::vector<std::string> engines;    // ids or names; empty: all, in the library's order
+  std::int64_t warmup = 3;             // untimed executions before sampling, at least
+  MeasureOptions measure;
+  std::optional<std::int64_t> iters;  // fixed sample count; unset: adaptive rule
+  AdaptiveLimits adaptive;
+  std::uint64_t seed = 42;
+  FillKind fill = FillKind::normal;  // --fill (tensor/fill.hpp says what each kind is for)
+  // --fp32-math: which engines may run fp32 graphs. strict (default): only engines that compute
+  // in fp32; an engine that rounds fp32 inputs to TF32 is listed as skipped. tf32: those run too,
+  // judged at the TF32 tolerance. docs/methodology.md says why strict is the default.
+  Fp32Math fp32_math = Fp32Math::strict;
+  ReducedPrecision reduced_precision = ReducedPrecision::allow;
+  std::optional<double> rtol, atol;  // override the per-dtype defaults
+  std::optional<std::string> dump_tensors_dir;
+  bool save_samples = false;
+  // --repeat N: the suite as N passes in fresh processes (isolate/repeat_passes.hpp; a pass itself
+  // runs with 1), under MPI each row's plan in N fresh plan instances (row.repeat); 1: once.
+  std::int64_t repeat = 1;
+  ValidationLimits limits;
+  // Host and device bytes a graph may need (env/memory_budget.hpp); unset: a safe fraction of
+  // what is free.
+  std::optional<std::int64_t> max_memory;
+  OracleOptions oracle;
+  // --plans-from FILE: the tuning file whose stored plans each row re-times (tune/plans_from.hpp);
+  // with no --engine, a graph's rows are the engines the file stores for it.
+  std::shared_ptr<const TuningDb> plans_from;
+  // Set in a profiled child (--profile, isolate/profiler.hpp): the plan the row must run; its timed
+  // executions are bracketed for the profiler (Stream::profiler_start/stop).
+  std::optional<std::string> profile_child_plan;
+  std::vector<std::string> skip_engines;  // ids or names never run
+  // --max-engines: run only the first N selected engines of each provider (the heuristic's
+  // top N when --engine is not given); 0: all.
+  std::int64_t max_engines = 0;
+  std::vector<EngineChoice> engine_matrix;  // a provider listed here runs only these ids, in order
+  std::vector<std::string> ops;             // keep only graphs with a node of one of these op types
+  bool dry_run = false;                     // load, filter and list the graphs; run no row
+  ArchiveLimits archive;
+  ProviderSettings provider_settings;  // --heur-mode
+  // Rows of device providers on graphs with a convolution or matmul are judged by the CUDA
+  // reference where it can run (fp32 accumulation); --cpu-reference: always the fp64 CPU one.
+  bool gpu_reference = true;
+  // Recorded in the metadata only.
+  std::vector<std::string> graph_arguments;
+  std::optional<std::string> recipe_path, output_path;
+  // `dnnbench calibrate`'s file whose noise floor goes into the metadata (unset: the default path).
+  std::optional<std::string> calibration_file;
+};
+
+}  // namespace dnnbench

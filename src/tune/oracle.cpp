@@ -1,0 +1,417 @@
+#include "tune/oracle.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+
+#include "graph/errors.hpp"
+#include "measure/host_timer.hpp"
+#include "measure/paired.hpp"
+#include "session/plan_session.hpp"
+
+namespace dnnbench {
+namespace {
+
+PlanSpec to_spec(const PlanRef& ref) {
+  return plan_spec_of(ref.engine_id, ref.knobs);
+}
+
+struct SweepEntry {
+  PlanSpec spec;
+  OracleCandidate candidate;
+  Stats stats;
+};
+
+// Builds, warms and briefly measures one candidate; failures are recorded, never thrown.
+SweepEntry sweep_one(GraphData& data, Provider& provider, Stream& stream, const PlanSpec& spec,
+                     const RunOptions& options) {
+  SweepEntry e{spec,
+               {spec.name(), false, knob_pairs(spec), std::nullopt, std::nullopt, std::nullopt, false, false},
+               {}};
+  try {
+    PlanSession session(data, provider, stream, spec);
+    session.set_regime(options.measure.regime);
+    session.warm_up(std::max<std::int64_t>(1, options.warmup));
+    AdaptiveMedianRule rule(options.oracle.sweep);
+    const auto m = session.measure(rule, false);
+    e.stats = m.primary();
+    e.candidate.measured = true;
+    e.candidate.median_ms = e.stats.median;
+  } catch (const std::exception& ex) {
+    e.candidate.error = describe_exception(ex);
+  }
+  return e;
+}
+
+// The sweep in two rungs (successive halving): every candidate is built, warmed and screened
+// with a few executions; only the fastest few (kFinalistsMin..kFinalistsMax, a quarter of the
+// space) and the heuristic plan go on to the sweep's full measurement, on the plan instance they
+// were screened with (built once). Most of a large plan space is several times slower than its
+// best plans, which a handful of executions shows; the full measurement is spent where ranks are
+// close. A space no larger than the finalists is measured in one rung.
+constexpr std::size_t kFinalistsMin = 3;
+constexpr std::size_t kFinalistsMax = 8;
+
+std::size_t finalist_count(std::size_t space) {
+  return std::clamp<std::size_t>((space + 3) / 4, kFinalistsMin, kFinalistsMax);
+}
+
+// Screening: 3 to 20 executions, an eighth of the sweep's time cap; ranks, not figures.
+AdaptiveLimits screen_limits(const AdaptiveLimits& sweep) {
+  return {std::max(sweep.target_ci_rel, 0.05), 3, std::min(sweep.min_time_ms, 2.0), 20,
+          std::max(1.0, sweep.max_time_ms / 8)};
+}
+
+// A plan instance kept between the rungs.
+struct Contender {
+  PlanSpec spec;
+  std::size_t candidate;  // index in OracleResult::candidates
+  std::unique_ptr<PlanSession> session;
+  Stats stats;  // the latest rung's
+};
+
+// Instances of one plan on the H200 differed by up to 0.18 us per execution on 1.5-8 us kernels
+// (the A/A over graphs/samples, bench/RESULTS.md, session 11): 6% of a 1.5 us kernel, beyond what
+// one control instance showed in 12 of 68 rows. Above ~20 us kernels min_effect rules.
+constexpr double kDeviceInstanceFloorMs = 0.0002;
+
+PairedLimits paired_limits(const RunOptions& options, bool device_timed) {
+  PairedLimits limits;
+  limits.target_ci_rel = options.adaptive.target_ci_rel;
+  limits.min_effect = options.oracle.min_effect;
+  if (device_timed) limits.min_effect_ms = kDeviceInstanceFloorMs;
+  limits.max_time_ms = 4500;  // three arms (baseline, oracle, control) share it
+  return limits;
+}
+
+// The sweep's leading plans timed again in the other regime (--oracle-regimes both): its top
+// kRegimeCandidates, the heuristic plan and the winner. When another plan wins there, it is
+// compared with this regime's winner paired, in that regime, replicated like the oracle's delta.
+constexpr std::size_t kRegimeCandidates = 3;
+
+OracleResult::RegimeCheck check_other_regime(GraphData& data, Provider& provider, Stream& stream,
+                                             const std::vector<SweepEntry>& ranked, const PlanSpec& heuristic,
+                                             const PlanSpec& winner, const RunOptions& options) {
+  RunOptions other = options;
+  other.measure.regime = other_regime(options.measure.regime);
+  OracleResult::RegimeCheck check;
+  check.regime = std::string(regime_name(other.measure.regime));
+  std::vector<PlanSpec> specs;
+  const auto add = [&](const PlanSpec& s) {
+    if (std::none_of(specs.begin(), specs.end(), [&](const PlanSpec& t) { return t.name() == s.name(); }))
+      specs.push_back(s);
+  };
+  for (std::size_t k = 0; k < std::min(kRegimeCandidates, ranked.size()); ++k) add(ranked[k].spec);
+  add(heuristic);
+  add(winner);
+  std::vector<SweepEntry> again;
+  for (const auto& spec : specs) {
+    auto entry = sweep_one(data, provider, stream, spec, other);
+    if (entry.candidate.measured) again.push_back(std::move(entry));
+  }
+  std::stable_sort(again.begin(), again.end(),
+                   [](const SweepEntry& x, const SweepEntry& y) { return x.stats.median < y.stats.median; });
+  for (const auto& e : again) check.medians.emplace_back(e.spec.name(), e.stats.median);
+  const auto kept = std::find_if(again.begin(), again.end(),
+                                 [&](const SweepEntry& e) { return e.spec.name() == winner.name(); });
+  if (again.empty() || kept == again.end()) {
+    check.note = "this regime's winner could not be measured in the other regime";
+    return check;
+  }
+  const SweepEntry* best = &again.front();
+  // As in the sweep: a plan inside the incumbent's noise is a tie, and the incumbent stays.
+  if (best->stats.median_ci_hi >= kept->stats.median_ci_lo) best = &*kept;
+  check.plan_name = best->spec.name();
+  if (check.plan_name == winner.name()) return check;
+  auto delta = paired_delta(data, provider, stream, winner, best->spec, other, nullptr, nullptr);
+  replicate_if_significant(delta, [&] {
+    return paired_delta(data, provider, stream, winner, best->spec, other, nullptr, nullptr);
+  });
+  check.winner_changed = delta.significant && delta.speedup > 1;
+  check.delta = delta;
+  return check;
+}
+
+}  // namespace
+
+std::string describe_exception(const std::exception& e) {
+  if (dynamic_cast<const Unsupported*>(&e)) return std::string("Unsupported: ") + e.what();
+  if (dynamic_cast<const InputError*>(&e)) return std::string("InputError: ") + e.what();
+  if (dynamic_cast<const std::bad_alloc*>(&e)) return std::string("OutOfMemory: ") + e.what();
+  if (dynamic_cast<const std::invalid_argument*>(&e)) return std::string("InvalidArgument: ") + e.what();
+  return std::string("Error: ") + e.what();
+}
+
+std::vector<std::pair<std::string, std::string>> knob_pairs(const PlanSpec& spec) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& k : spec.knobs) out.emplace_back(k.name, k.value);
+  return out;
+}
+
+PlanSpec plan_spec_of(const std::string& engine_id,
+                      const std::vector<std::pair<std::string, std::string>>& knobs) {
+  PlanSpec spec{engine_id, {}};
+  for (const auto& [name, value] : knobs) spec.knobs.push_back({name, value});
+  return spec;
+}
+
+PairedDelta paired_between(PlanSession& a, PlanSession& b, PlanSession& control, Stream& stream,
+                           const RunOptions& options, std::optional<Stats>* baseline_stats,
+                           std::optional<Stats>* other_stats) {
+  // One regime for all three: a plan's rank can change with it (a plan that wins cool can lose
+  // at the power cap).
+  for (PlanSession* s : {&a, &b, &control}) s->set_regime(options.measure.regime);
+  // All warm before the first timed round, so warm-up is never counted as a speedup.
+  const auto warm = std::max<std::int64_t>(1, options.warmup);
+  a.warm_up(warm);
+  b.warm_up(warm);
+  control.warm_up(warm);
+  const bool device_timed = stream.make_kernel_timer() != nullptr;
+  const auto paired = run_paired([&] { return a.sample(); }, [&] { return b.sample(); },
+                                 paired_limits(options, device_timed), [&] { return control.sample(); });
+  PairedDelta d;
+  d.basis = device_timed ? "gpu_kernel" : "host";
+  d.baseline_median_ms = paired.a.median;
+  d.oracle_median_ms = paired.b.median;
+  d.speedup = paired.ratio;
+  d.ci_lo = paired.ci_lo;
+  d.ci_hi = paired.ci_hi;
+  d.significant = paired.significant;
+  d.control_ratio = paired.control_ratio;
+  d.control_ci_lo = paired.control_ci_lo;
+  d.control_ci_hi = paired.control_ci_hi;
+  d.noise_floor = paired.noise_floor;
+  d.rounds = paired.rounds;
+  d.converged = paired.converged;
+  d.method = "interleaved rounds cycling the six orders of baseline, oracle and control; " + paired.method;
+  if (baseline_stats) *baseline_stats = paired.a;
+  if (other_stats) *other_stats = paired.b;
+  return d;
+}
+
+void replicate_if_significant(PairedDelta& delta, const std::function<PairedDelta()>& again) {
+  if (!delta.significant) return;
+  const auto second = again();
+  PairedDelta::Replication r{second.speedup, second.ci_lo, second.ci_hi, false};
+  r.significant = second.significant && (second.speedup > 1) == (delta.speedup > 1);
+  delta.replication = r;
+  delta.significant = r.significant;
+}
+
+PairedDelta paired_delta(GraphData& data, Provider& provider, Stream& stream, const PlanSpec& baseline,
+                         const PlanSpec& other, const RunOptions& options,
+                         std::optional<Stats>* baseline_stats, std::optional<Stats>* other_stats) {
+  PlanSession a(data, provider, stream, baseline);
+  PlanSession b(data, provider, stream, other);
+  PlanSession control(data, provider, stream, baseline);
+  return paired_between(a, b, control, stream, options, baseline_stats, other_stats);
+}
+
+void run_oracle(GraphData& data, Provider& provider, Stream& stream, const EngineInfo& engine,
+                const PlanSpec& heuristic, const RunOptions& options, RowResult& row) {
+  try {
+    const auto& graph = data.graph();
+    OracleResult o;
+    o.regime = std::string(regime_name(options.measure.regime));
+    HostTimer sweep_timer;
+    std::vector<PlanSpec> space;
+    if (options.oracle.aa_self_check) {
+      space = {heuristic};
+      o.search = "aa-self-check";
+    } else {
+      space = provider.plan_space(graph, engine, SweepLimits{options.oracle.max_plans});
+      const auto is_heuristic = [&](const PlanSpec& s) { return s.name() == heuristic.name(); };
+      // The heuristic plan is always a candidate, first, so that its rank is known.
+      space.erase(std::remove_if(space.begin(), space.end(), is_heuristic), space.end());
+      space.insert(space.begin(), heuristic);
+      o.search = space.size() > 1 ? "searched" : "no-search";
+    }
+    o.candidates_total = static_cast<std::int64_t>(space.size());
+
+    const bool two_rungs = space.size() > finalist_count(space.size()) + 1;
+    const auto first_rung = two_rungs ? screen_limits(options.oracle.sweep) : options.oracle.sweep;
+    std::vector<Contender> alive;  // the heuristic plan (first) and the fastest screened so far
+    std::vector<double> screened_out_medians;
+    for (std::size_t i = 0; i < space.size(); ++i) {
+      // The heuristic plan (first) is always measured: the budget bounds the search around it.
+      if (i > 0 && (static_cast<int>(i) >= options.oracle.max_plans ||
+                    sweep_timer.elapsed_ms() > options.oracle.max_seconds * 1e3)) {
+        o.budget_exhausted = true;
+        break;
+      }
+      OracleCandidate candidate{space[i].name(), false,        knob_pairs(space[i]),
+                                std::nullopt,    std::nullopt, std::nullopt,
+                                false,           false};
+      try {
+        HostTimer build_timer;
+        auto session = std::make_unique<PlanSession>(data, provider, stream, space[i]);
+        o.time_split.build_ms += build_timer.elapsed_ms();
+        HostTimer measure_timer;
+        session->set_regime(options.measure.regime);
+        session->warm_up(std::max<std::int64_t>(1, options.warmup));
+        AdaptiveMedianRule rule(first_rung);
+        const auto stats = session->measure(rule, false).primary();
+        o.time_split.screen_ms += measure_timer.elapsed_ms();
+        candidate.measured = true;
+        candidate.median_ms = stats.median;
+        if (two_rungs) candidate.screen_median_ms = stats.median;
+        alive.push_back({space[i], o.candidates.size(), std::move(session), stats});
+      } catch (const std::exception& ex) {
+        candidate.error = describe_exception(ex);
+        ++o.candidates_failed;
+      }
+      o.candidates.push_back(std::move(candidate));
+      // Past the finalists, the slowest screened plan (never the heuristic's) lets its instance go.
+      if (two_rungs && alive.size() > finalist_count(space.size()) + 1) {
+        const auto slowest =
+            std::max_element(alive.begin() + 1, alive.end(),
+                             [](const auto& x, const auto& y) { return x.stats.median < y.stats.median; });
+        o.candidates[slowest->candidate].screened_out = true;
+        screened_out_medians.push_back(slowest->stats.median);
+        alive.erase(slowest);
+      }
+    }
+    o.candidates_benchmarked = static_cast<std::int64_t>(alive.size() + screened_out_medians.size());
+    if (alive.empty() || alive.front().spec.name() != heuristic.name())
+      throw std::runtime_error("the heuristic plan failed in the sweep: " +
+                               (o.candidates.empty()
+                                    ? std::string("the sweep budget ran out before it")
+                                    : o.candidates.front().error.value_or("no measurement")));
+    // Second rung: the finalists measured to the sweep's precision, on their screened instances.
+    if (two_rungs) {
+      HostTimer final_timer;
+      for (auto& c : alive) {
+        AdaptiveMedianRule rule(options.oracle.sweep);
+        c.stats = c.session->measure(rule, false).primary();
+        o.candidates[c.candidate].median_ms = c.stats.median;
+        o.candidates[c.candidate].finalist = true;
+      }
+      o.time_split.final_ms = final_timer.elapsed_ms();
+    }
+    o.screened_out = static_cast<std::int64_t>(screened_out_medians.size());
+    o.sweep_time_ms = sweep_timer.elapsed_ms();
+    std::vector<SweepEntry> measured;
+    for (auto& c : alive) {
+      const auto& cand = o.candidates[c.candidate];
+      measured.push_back({c.spec, cand, c.stats});
+    }
+    const double heuristic_screen = alive.front().stats.median;
+    const auto heuristic_screened = o.candidates[alive.front().candidate].screen_median_ms;
+    alive.clear();  // every instance released before the paired re-timing builds fresh ones
+
+    // Rank by median; the heuristic plan is measured[0] before sorting.
+    const auto heuristic_stats = measured.front().stats;
+    std::stable_sort(measured.begin(), measured.end(), [](const SweepEntry& x, const SweepEntry& y) {
+      return x.stats.median < y.stats.median;
+    });
+    for (std::size_t i = 0; i < measured.size(); ++i)
+      if (measured[i].spec.name() == heuristic.name())
+        o.rank_of_heuristic_plan = static_cast<std::int64_t>(i + 1);
+    // Plans screened out ahead of the heuristic plan (it is always a finalist) rank before it too.
+    if (o.rank_of_heuristic_plan)
+      *o.rank_of_heuristic_plan +=
+          std::count_if(screened_out_medians.begin(), screened_out_medians.end(),
+                        [&](double m) { return m < heuristic_screened.value_or(heuristic_screen); });
+    const SweepEntry* winner = &measured.front();
+    // A winner whose median sits inside the heuristic plan's noise is a tie: keep the heuristic.
+    if (winner->spec.name() != heuristic.name() && winner->stats.median_ci_hi >= heuristic_stats.median_ci_lo)
+      for (const auto& m : measured)
+        if (m.spec.name() == heuristic.name()) winner = &m;
+    o.plan_name = winner->spec.name();
+    o.knobs = knob_pairs(winner->spec);
+    row.best_plan = PlanRef{winner->spec.engine_id, o.knobs, winner->stats.median};
+    const bool faster_plan = winner->spec.name() != heuristic.name();
+    o.verdict = faster_plan ? "faster-plan" : "heuristic-best";
+
+    if (o.search == "no-search") {
+      o.delta_withheld = "no-search: the plan space has one candidate";
+    } else if (!faster_plan && !options.oracle.aa_self_check) {
+      o.delta_withheld = "the heuristic plan is the fastest measured (or tied within noise)";
+    } else if (!row.correctness || !row.correctness->passed) {
+      o.delta_withheld = "the heuristic plan failed validation";
+    } else {
+      // Paired re-timing of fresh instances of both plans, then the winner's instance that was
+      // timed is validated; a failure withholds the delta.
+      HostTimer paired_timer;
+      PlanSession a(data, provider, stream, heuristic);
+      PlanSession b(data, provider, stream, winner->spec);
+      PlanSession control(data, provider, stream, heuristic);
+      judge_as_engine_notes_say(b, engine);
+      o.cpu_build_time_ms = b.build_ms();
+      std::optional<Stats> winner_stats;
+      auto delta = paired_between(a, b, control, stream, options, &o.warm_baseline_stats, &winner_stats);
+      if (delta.basis == "gpu_kernel")
+        o.gpu_kernel_stats = winner_stats;
+      else
+        o.host_stats = winner_stats;
+      o.correctness = b.checked_run(options);
+      o.time_split.paired_ms = paired_timer.elapsed_ms();
+      if (o.correctness->passed) {
+        HostTimer replication_timer;
+        replicate_if_significant(delta, [&] {
+          return paired_delta(data, provider, stream, heuristic, winner->spec, options, nullptr, nullptr);
+        });
+        o.time_split.replication_ms = replication_timer.elapsed_ms();
+        row.oracle_delta = delta;
+      } else {
+        o.delta_withheld = "the oracle's plan failed validation";
+      }
+    }
+    if (options.oracle.both_regimes && o.search == "searched") {
+      HostTimer regime_timer;
+      o.other_regime = check_other_regime(data, provider, stream, measured, heuristic, winner->spec, options);
+      o.time_split.other_regime_ms = regime_timer.elapsed_ms();
+    }
+    row.oracle = std::move(o);
+  } catch (const std::exception& e) {
+    row.oracle_error = describe_exception(e);
+  }
+}
+
+std::optional<GraphRegret> graph_regret(GraphData& data, Provider& provider, Stream& stream,
+                                        const std::vector<const RowResult*>& rows,
+                                        const RunOptions& options) {
+  const RowResult* pick = nullptr;
+  const RowResult* best = nullptr;
+  for (const auto* row : rows) {
+    if (row->status != RowStatus::success || !row->best_plan) continue;
+    if (!pick) pick = row;  // rows come in the library's order: the first engine is its pick
+    if (!best || row->best_plan->median_ms < best->best_plan->median_ms) best = row;
+  }
+  if (!pick) return std::nullopt;
+  GraphRegret regret;
+  regret.provider = pick->provider;
+  regret.pick_engine = pick->engine_id.value_or("");
+  regret.pick_plan = pick->plan_name.value_or("");
+  regret.best_engine = best->engine_id.value_or("");
+  const auto best_spec = to_spec(*best->best_plan);
+  regret.best_plan = best_spec.name();
+  if (regret.best_plan == regret.pick_plan) {
+    regret.note = "the library's pick is the fastest plan measured";
+    return regret;
+  }
+  try {
+    PlanSpec pick_spec = provider.heuristic_plan(data.graph(), EngineInfo{regret.pick_engine, "", {}});
+    regret.delta = paired_delta(data, provider, stream, pick_spec, best_spec, options, nullptr, nullptr);
+    replicate_if_significant(*regret.delta, [&] {
+      return paired_delta(data, provider, stream, pick_spec, best_spec, options, nullptr, nullptr);
+    });
+  } catch (const std::exception& e) {
+    regret.note = describe_exception(e);
+  }
+  return regret;
+}
+
+std::vector<std::string> oracle_warnings(const RunOptions& options) {
+  std::vector<std::string> warnings;
+  if (!options.oracle.enabled) return warnings;
+  if (options.warmup == 0)
+    warnings.push_back(
+        "--warmup 0: the OOTB numbers include cold first executions; the oracle still warms both plans "
+        "before its paired re-timing, so its deltas and the OOTB column are not comparable");
+  return warnings;
+}
+
+}  // namespace dnnbench

@@ -1,0 +1,1 @@
+#include "run/suite_runner.hpp"  // a provider reaching up into run/: check-layers must refuse it

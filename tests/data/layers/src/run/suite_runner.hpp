@@ -1,0 +1,1 @@
+#include "providers/provider.hpp"  // downward: allowed
