@@ -1,44 +1,18 @@
 #!/usr/bin/env python3
 """Export torchvision's ResNet-50 and one BERT-base encoder layer to ONNX (shapes only:
-export_params=False), for `dnnbench import`. Runs where PyTorch is (the GPU machine).
+export_params=False), for `dnnbench import`: the two models of graphs/models. Runs where PyTorch is
+(the GPU machine). The exporter and the BERT layer are scripts/export_workloads.py's (the
+collection of graphs/workloads holds these models too, among others).
 
     python3 scripts/export_onnx_models.py OUT_DIR
 """
+import os
 import sys
 
-import torch
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from export_workloads import bert_layer, export  # noqa: E402
 
-
-def export(model, args, path):
-    kw = dict(export_params=False, opset_version=17, do_constant_folding=True)
-    try:
-        torch.onnx.export(model, args, path, dynamo=False, **kw)
-    except TypeError:
-        torch.onnx.export(model, args, path, **kw)
-    print("exported", path, flush=True)
-
-
-def bert_layer():
-    try:
-        from transformers import BertConfig
-        from transformers.models.bert.modeling_bert import BertLayer
-
-        layer = BertLayer(BertConfig(attn_implementation="eager")).eval()
-
-        class One(torch.nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.layer = layer
-
-            def forward(self, x):
-                out = self.layer(x)
-                return out[0] if isinstance(out, (tuple, list)) else out
-
-        return One()
-    except Exception as e:  # transformers' API moves; the plain layer has the same shapes
-        print(f"transformers' BertLayer not usable ({e}); nn.TransformerEncoderLayer instead")
-        return torch.nn.TransformerEncoderLayer(768, 12, 3072, activation="gelu",
-                                                batch_first=True).eval()
+import torch  # noqa: E402
 
 
 def main():
@@ -46,9 +20,11 @@ def main():
     import torchvision
 
     with torch.no_grad():
-        export(torchvision.models.resnet50().eval(), (torch.randn(32, 3, 224, 224),),
-               f"{out}/resnet50.onnx")
-        export(bert_layer(), (torch.randn(8, 128, 768),), f"{out}/bert_layer.onnx")
+        for model, args, path in ((torchvision.models.resnet50().eval(), (torch.randn(32, 3, 224, 224),),
+                                   f"{out}/resnet50.onnx"),
+                                  (bert_layer().eval(), (torch.randn(8, 128, 768),), f"{out}/bert_layer.onnx")):
+            export(model, args, path)
+            print("exported", path, flush=True)
 
 
 if __name__ == "__main__":
