@@ -3,7 +3,9 @@
 // codes (ONNX models: tests/onnx/onnx_import_command_test.cpp).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <tuple>
 
 #include "cli_runner.hpp"
 
@@ -156,6 +158,22 @@ TEST(ImportCommand, BadLinesAreOneClearLineAndExitOne) {
   const auto other = run_cli({"import", (dir / "notes.txt").string(), "-o", (dir / "out").string()});
   EXPECT_EQ(other.exit_code, 1);
   EXPECT_NE(other.err.find("not an import source"), std::string::npos);
+}
+
+// The ONNX import options take only the values they name: one clear line, exit 2, nothing written.
+TEST(ImportCommand, BadImportOptionValuesAreUsageErrors) {
+  TempDir dir;
+  const auto model = source_path("graphs/models/resnet50.onnx");
+  for (const auto& [option, value, expected] :
+       {std::tuple{"--dtype", "int8", "dnnbench: --dtype: int8 not in {half,bfloat16,float}"},
+        std::tuple{"--layout", "nchwx", "dnnbench: --layout: nchwx not in {nchw,nhwc}"}}) {
+    const auto out = dir / (std::string("out") + option);
+    const auto r = run_cli({"import", model, "-o", out.string(), option, value});
+    EXPECT_EQ(r.exit_code, 2) << option << " " << value << ": " << r.err;
+    EXPECT_EQ(r.err.rfind(expected, 0), 0u) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_FALSE(fs::exists(out)) << option;
+  }
 }
 
 TEST(ImportCommand, ExportMiopenRoundTrip) {
