@@ -194,7 +194,8 @@ TEST(WorkloadReport, RegretErrorsAreNotJudged) {
   auto suite = oracle_suite();
   suite.graphs[2].regret[0].best_plan = "e9";  // a comparison that failed: a note, no delta
   suite.graphs[2].regret[0].note = "CudnnError: out of memory";
-  const auto& all = workload_report(suite).providers[0].groups[0];
+  const auto report = workload_report(suite);  // kept: a reference into a temporary dangles
+  const auto& all = report.providers[0].groups[0];
   EXPECT_EQ(all.graphs_judged, 2);
   EXPECT_EQ(all.graphs, 3);  // still timed
 }
