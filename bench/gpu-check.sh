@@ -44,7 +44,7 @@ DEADLINE=${DEADLINE_S:-540}
 STAGES=" ${STAGES:-build tests smoke attention build919 profile tuning torch gemm} "
 export PATH="/opt/nvidia/nsight-compute/2025.3.1:$PATH"
 export LD_LIBRARY_PATH="/tmp/dnnbench-prefix/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-B=build/gpu/dnnbench
+B=${DNNBENCH_BIN:-build/gpu/dnnbench}  # DNNBENCH_BIN: another build (e.g. build/release/dnnbench from scripts/run-samples)
 B919=build/gpu919/dnnbench
 CUDNN919=$(python3 -c "import nvidia.cudnn; print(list(nvidia.cudnn.__path__)[0])" 2> /dev/null)
 want() { [[ "$STAGES" == *" $1 "* ]]; }
@@ -487,6 +487,71 @@ if want coverage; then
   stage "cuDNN coverage of graphs/samples by op family, with cuDNN's reasons"
   PROBE_BIN=$B PROBE_BUDGET_S=$(cap "${COVERAGE_CAP_S:-120}") \
     LD_LIBRARY_PATH="/tmp/dnnbench-prefix/usr/lib/x86_64-linux-gnu" bench/cudnn-coverage.sh "$OUT_DIR/coverage" 2>&1 | tail -60
+fi
+
+# The real-workload collection (graphs/workloads): how many graphs, what the defaults cost per row
+# and where the time goes, the oracle at scale on a spread subset, and its A/A. Each run is cut
+# with SIGINT at its limit (the rows finished so far are written) and measured from its journal.
+wl_subset() { find graphs/workloads -name '[0-9]*.json' | sort | awk -v k="$1" 'NR % k == 1' | paste -sd, -; }
+wl_journal_summary() {
+  python3 - "$1" "$2" <<'PY'
+# rows, rows/min over the wall time, and the sum of each stage over the rows: where the time went.
+import collections, json, sys
+rows, graphs, stages, status = 0, set(), collections.Counter(), collections.Counter()
+for line in open(sys.argv[1]):
+    d = json.loads(line)
+    if "row" not in d:
+        continue
+    rows += 1
+    graphs.add(d["graph_path"])
+    r = d["row"]
+    status[r.get("status") if r.get("status") != "success" else ("passed" if r.get("passed") else "failed")] += 1
+    for k, v in (r.get("stage_ms") or {}).items():
+        stages[k] += v
+wall = float(sys.argv[2])
+print("%d rows over %d graphs in %.0f s: %.0f rows/min; %s" % (rows, len(graphs), wall, rows * 60 / max(wall, 1), dict(status)))
+total = sum(stages.values())
+print("stage sums (s): " + ", ".join("%s %.1f (%.0f%%)" % (k, v / 1e3, 100 * v / max(total, 1)) for k, v in stages.most_common()))
+PY
+}
+if want workloads; then
+  stage "graphs/workloads: dry run, then defaults for ${WL_SECONDS:=240} s"
+  "$B" run -g graphs/workloads --dry-run > "$OUT_DIR/wl-dry.log" 2>&1
+  echo "dry-run rc $?: $(tail -3 "$OUT_DIR/wl-dry.log" | tr '\n' ' ')"
+  start=$SECONDS
+  timeout -s INT "$(cap "$WL_SECONDS")" "$B" run -g graphs/workloads -q ${WL_EXTRA:-} -o "$OUT_DIR/wl-defaults.json" \
+    > "$OUT_DIR/wl-defaults.log" 2>&1
+  echo "defaults rc $?"
+  wl_journal_summary "$OUT_DIR/wl-defaults.json.journal.jsonl" $((SECONDS - start))
+  grep -E "^Summary|^time|rows" "$OUT_DIR/wl-defaults.log" | head -6
+fi
+if want wl-oracle; then
+  # --oracle --max-engines 3 on every WL_ORACLE_EVERY-th graph (a spread over the models).
+  stage "graphs/workloads: --oracle --max-engines 3 on every ${WL_ORACLE_EVERY:=20}th graph for ${WL_ORACLE_SECONDS:=240} s"
+  start=$SECONDS
+  timeout -s INT "$(cap "$WL_ORACLE_SECONDS")" "$B" run -g "$(wl_subset "$WL_ORACLE_EVERY")" --provider cudnn,cublaslt \
+    --max-engines 3 --oracle -o "$OUT_DIR/wl-oracle.json" > "$OUT_DIR/wl-oracle.log" 2>&1
+  echo "oracle rc $?"
+  wl_journal_summary "$OUT_DIR/wl-oracle.json.journal.jsonl" $((SECONDS - start))
+  python3 - "$OUT_DIR/wl-oracle.json" <<'PY2'
+# The oracle's time summed over the rows that finished, by part: where an oracle row's time goes.
+import collections, json, sys
+split, n = collections.Counter(), 0
+for g in json.load(open(sys.argv[1])).get("graphs", []):
+    for r in g.get("results", []):
+        o = r.get("oracle") or {}
+        if o.get("time_split_ms"):
+            n += 1
+            split.update(o["time_split_ms"])
+print("oracle rows %d; time split (s): %s" % (n, ", ".join("%s %.1f" % (k, v / 1e3) for k, v in split.most_common())))
+PY2
+  grep -E "^time:|significant|geomean|beaten" "$OUT_DIR/wl-oracle.log" | head -12
+fi
+if want wl-aa; then
+  # The oracle's A/A (control arm) on every WL_AA_EVERY-th graph (17: 101 graphs), cuDNN's pick.
+  stage "graphs/workloads: oracle A/A on every ${WL_AA_EVERY:=17}th graph"
+  AA_GRAPHS="$(wl_subset "$WL_AA_EVERY")" AA_EXTRA="${AA_EXTRA:---max-engines 1}" DNNBENCH_BIN="$B" \
+    bench/oracle-aa-gpu.sh "$OUT_DIR/wl-aa" "$(cap "${WL_AA_SECONDS:-240}")" 2>&1 | tail -12
 fi
 
 if want versions && [ -x "$B919" ]; then

@@ -8,13 +8,14 @@
 # SECONDS (default 240) bounds the run: at the limit it is interrupted with SIGINT, which writes
 # the rows finished so far (complete: false). The summary counts significant rows. AA_EXTRA adds
 # flags (e.g. --max-engines 1: cuDNN's pick on every graph).
+# AA_GRAPHS (default graphs/samples) names other graphs (a -g argument: comma-separated paths).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export LD_LIBRARY_PATH=/tmp/dnnbench-prefix/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 BIN=${DNNBENCH_BIN:-build/gpu/dnnbench}
 OUT_DIR=${1:-${OUT:-out}/oracle-aa}
 mkdir -p "$OUT_DIR"
-timeout -s INT "${2:-240}" "$BIN" run -g graphs/samples --provider cudnn --oracle --oracle-aa \
+timeout -s INT "${2:-240}" "$BIN" run -g "${AA_GRAPHS:-graphs/samples}" --provider cudnn --oracle --oracle-aa \
   --warmup-max-ms 100 ${AA_EXTRA:-} -q -o "$OUT_DIR/aa.json" > "$OUT_DIR/aa.log" 2>&1
 echo "oracle-aa-gpu: exit $?"
 tail -8 "$OUT_DIR/aa.log"
