@@ -4,6 +4,7 @@
 
 #include "measure/host_timer.hpp"
 #include "reference/gpu_reference.hpp"
+#include "reference/magnitude.hpp"
 #include "tensor/fill.hpp"
 
 namespace dnnbench {
@@ -61,6 +62,19 @@ const Values& GraphData::reference(ReferenceKind kind) {
   auto& cached = reference_[static_cast<int>(kind)];
   if (cached) return *cached;
   HostTimer timer;
+  cached = compute_reference(kind, false);
+  reference_seconds_[static_cast<int>(kind)] = timer.elapsed_ms() / 1e3;
+  return *cached;
+}
+
+const Values* GraphData::magnitude(ReferenceKind kind) {
+  if (!magnitude_reference_applies(graph_)) return nullptr;
+  auto& cached = magnitude_[static_cast<int>(kind)];
+  if (!cached) cached = compute_reference(kind, true);
+  return &*cached;
+}
+
+Values GraphData::compute_reference(ReferenceKind kind, bool absolute_inputs) const {
   Values values;
   for (auto uid : graph_.input_uids()) {
     const auto& desc = graph_.tensor(uid);
@@ -69,13 +83,12 @@ const Values& GraphData::reference(ReferenceKind kind) {
     else
       values[uid] = inputs_.at(uid).to_dense();  // exactly what the libraries read
   }
+  if (absolute_inputs) take_absolute_values(values);
   if (kind == ReferenceKind::gpu_fp32)
     run_reference(graph_, values, gpu_reference_node);
   else
     run_reference(graph_, values);
-  reference_seconds_[static_cast<int>(kind)] = timer.elapsed_ms() / 1e3;
-  cached = std::move(values);
-  return *cached;
+  return values;
 }
 
 }  // namespace dnnbench

@@ -47,6 +47,10 @@ class GraphData {
   // uploaded on first use; nullptr when outputs cannot be compared on the device here (not built
   // with CUDA, no device, DNNBENCH_HOST_COMPARE=1, or the upload failed): the host compares them.
   const DeviceReference* device_reference(ReferenceKind kind, std::int64_t uid);
+  // The magnitude reference of that kind (reference/magnitude.hpp: the graph on |inputs|), for
+  // judging an elementwise failure componentwise; nullptr when the graph is not one it bounds.
+  // Computed on first use: only a row that failed elementwise asks.
+  const Values* magnitude(ReferenceKind kind);
   // Seconds the reference of that kind took (after reference(kind) ran).
   double reference_seconds(ReferenceKind kind = ReferenceKind::cpu_fp64) const {
     return reference_seconds_[static_cast<int>(kind)];
@@ -60,12 +64,15 @@ class GraphData {
   void set_content_hash(std::string hash) { content_hash_ = std::move(hash); }
 
  private:
+  Values compute_reference(ReferenceKind kind, bool absolute_inputs) const;
+
   const Graph& graph_;
   GraphCost cost_;
   std::map<std::int64_t, HostTensor> inputs_;
   bool allow_gpu_reference_;
   std::optional<bool> gpu_reference_usable_;  // asked once per graph
   std::optional<Values> reference_[2];        // by ReferenceKind
+  std::optional<Values> magnitude_[2];        // by ReferenceKind
   double reference_seconds_[2] = {0, 0};
   std::optional<bool> device_compare_usable_;  // asked once per graph
   std::map<std::pair<int, std::int64_t>, std::unique_ptr<DeviceReference>> device_reference_;

@@ -135,9 +135,14 @@ class PlanSession {
   // Compares the outputs where they are, on the device (reference/device_compare.hpp); nullopt
   // unless every output could be compared there and passed: the host comparison then judges.
   std::optional<Correctness> compare_passing_outputs_on_device(const RunOptions& options);
+  // One output's comparison and the tolerance it was judged by.
+  struct OutputComparison {
+    std::int64_t uid;
+    CompareResult result;
+    Tolerance tolerance;
+  };
   // The row's Correctness from one comparison per output.
-  Correctness correctness_of(const std::vector<std::pair<std::int64_t, CompareResult>>& results,
-                             ReferenceKind kind, const RunOptions& options) const;
+  Correctness correctness_of(const std::vector<OutputComparison>& comparisons, ReferenceKind kind) const;
   // Both comparisons' tolerance for one output.
   Tolerance tolerance_for(const TensorDesc& desc, ReferenceKind kind, const RunOptions& options) const;
   bool single_execution_samples() const;

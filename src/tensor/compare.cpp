@@ -40,7 +40,7 @@ Tolerance default_tolerance(DataType output_type, std::int64_t reduction_length)
   const double scale =
       std::max(1.0, std::sqrt(static_cast<double>(std::max<std::int64_t>(reduction_length, 1)) / 64.0));
   return {rtol, atol * scale, fmt::format("default {}, reduction length {}", name, reduction_length),
-          std::nullopt};
+          std::nullopt, 0};
 }
 
 Tolerance tf32_math_tolerance(DataType output_type, std::int64_t reduction_length) {
@@ -71,12 +71,42 @@ Tolerance with_fp32_reference(Tolerance base, std::int64_t reduction_length) {
   return base;
 }
 
+double unit_roundoff(DataType type) {
+  // Half the spacing of 1.0's neighbours: 2^-p for p stored mantissa bits + 1.
+  switch (type) {
+    case DataType::f64:
+      return 0x1.0p-53;
+    case DataType::f32:
+      return 0x1.0p-24;
+    case DataType::f16:
+      return 0x1.0p-11;
+    case DataType::bf16:
+      return 0x1.0p-8;
+    case DataType::fp8_e4m3:
+      return 0x1.0p-4;
+    case DataType::fp8_e5m2:
+      return 0x1.0p-3;
+    default:
+      return 0;
+  }
+}
+
+Tolerance componentwise_tolerance(Tolerance base, DataType output_type, std::int64_t reduction_length,
+                                  bool fp32_reference) {
+  const double n = static_cast<double>(std::max<std::int64_t>(reduction_length, 1));
+  base.magnitude_factor = 2 * unit_roundoff(output_type);
+  if (fp32_reference) base.magnitude_factor += std::sqrt(n) * unit_roundoff(DataType::f32);
+  base.basis += fmt::format(", + {:.2e}·Σ|a·b| per element (componentwise: partial sums in the output's type{})",
+                            base.magnitude_factor, fp32_reference ? ", the fp32 reference's sum" : "");
+  return base;
+}
+
 Tolerance reduced_precision_tolerance(Tolerance base, DataType output_type, std::int64_t reduction_length) {
-  // Unit roundoff: half the spacing of 1.0's neighbours (2^-p for p stored mantissa bits + 1).
-  double u = 0x1.0p-11;  // fp16, also for wider outputs of a reduced-precision sum
-  if (output_type == DataType::bf16) u = 0x1.0p-8;
-  if (output_type == DataType::fp8_e4m3) u = 0x1.0p-4;
-  if (output_type == DataType::fp8_e5m2) u = 0x1.0p-3;
+  // fp16's unit roundoff also for wider outputs of a reduced-precision sum.
+  const double u = output_type == DataType::bf16 || output_type == DataType::fp8_e4m3 ||
+                           output_type == DataType::fp8_e5m2
+                       ? unit_roundoff(output_type)
+                       : unit_roundoff(DataType::f16);
   const double n = static_cast<double>(std::max<std::int64_t>(reduction_length, 1));
   base.max_norm_rel = std::min(0.5, std::max(base.rtol, 2.0 * u * std::sqrt(n)));
   base.basis += fmt::format(", reduced-precision reduction (engine note): judged on norm_rel <= {:.2e}",
@@ -102,8 +132,9 @@ struct PartialCompare {
   std::int64_t first_mismatch = -1;  // its index; -1: none in the range
 };
 
-PartialCompare compare_range(const Dense& out, const Dense& ref, const Tolerance& tol, std::int64_t begin,
-                             std::int64_t end) {
+PartialCompare compare_range(const Dense& out, const Dense& ref, const Tolerance& tol, const Dense* magnitude,
+                             std::int64_t begin, std::int64_t end) {
+  const bool componentwise = magnitude && tol.magnitude_factor > 0;
   PartialCompare r;
   for (std::int64_t i = begin; i < end; ++i) {
     const double got = out.data[static_cast<std::size_t>(i)];
@@ -120,7 +151,9 @@ PartialCompare compare_range(const Dense& out, const Dense& ref, const Tolerance
       if (std::isfinite(rel_diff)) r.max_rel_diff = std::max(r.max_rel_diff, rel_diff);
       r.diff_sq += abs_diff * abs_diff;
       r.ref_sq += want * want;
-      ok = abs_diff <= tol.atol + tol.rtol * std::abs(want);
+      double limit = tol.atol + tol.rtol * std::abs(want);
+      if (componentwise) limit += tol.magnitude_factor * std::abs(magnitude->data[static_cast<std::size_t>(i)]);
+      ok = abs_diff <= limit;
     }
     if (!ok) {
       if (r.mismatches == 0) r.first_mismatch = i;
@@ -135,9 +168,10 @@ constexpr std::int64_t kParallelElements = 1 << 16;
 
 }  // namespace
 
-CompareResult compare_values(const Dense& out, const Dense& ref, const Tolerance& tol) {
+CompareResult compare_values(const Dense& out, const Dense& ref, const Tolerance& tol, const Dense* magnitude) {
   CompareResult r;
   r.elements = ref.size();
+  if (magnitude && magnitude->dims != ref.dims) magnitude = nullptr;
   if (out.dims != ref.dims) {
     r.passed = false;
     r.first_mismatch = "shapes differ";
@@ -147,14 +181,14 @@ CompareResult compare_values(const Dense& out, const Dense& ref, const Tolerance
   // fixed by the element count and the thread count, so the sums are the same run to run.
   std::vector<PartialCompare> parts;
   if (ref.size() < kParallelElements) {
-    parts.push_back(compare_range(out, ref, tol, 0, ref.size()));
+    parts.push_back(compare_range(out, ref, tol, magnitude, 0, ref.size()));
   } else {
     const std::int64_t chunks = std::min<std::int64_t>(ref.size(), 4 * reference_threads());
     parts.resize(static_cast<std::size_t>(chunks));
     parallel_for(chunks, [&](std::int64_t first, std::int64_t last) {
       for (std::int64_t c = first; c < last; ++c)
         parts[static_cast<std::size_t>(c)] =
-            compare_range(out, ref, tol, ref.size() * c / chunks, ref.size() * (c + 1) / chunks);
+            compare_range(out, ref, tol, magnitude, ref.size() * c / chunks, ref.size() * (c + 1) / chunks);
     });
   }
   double diff_sq = 0, ref_sq = 0;
@@ -172,6 +206,7 @@ CompareResult compare_values(const Dense& out, const Dense& ref, const Tolerance
     const auto at = static_cast<std::size_t>(first);
     r.first_mismatch =
         fmt::format("index {}: got {}, expected {}", index_text(ref.dims, first), out.data[at], ref.data[at]);
+    if (magnitude && tol.magnitude_factor > 0) r.first_mismatch += fmt::format(", Σ|a·b| {}", magnitude->data[at]);
   }
   r.norm_rel_error = ref_sq > 0 ? std::sqrt(diff_sq / ref_sq) : std::sqrt(diff_sq);
   if (r.nonfinite > 0) r.norm_rel_error = INFINITY;

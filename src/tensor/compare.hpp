@@ -18,6 +18,10 @@ struct Tolerance {
   // (elementwise mismatches against rtol/atol are still counted and reported, not judged); NaN
   // or Inf where the reference is finite still fails.
   std::optional<double> max_norm_rel;
+  // > 0 with a magnitude tensor given to compare_values (the reference on |inputs|: Σ|a_i·b_i| of
+  // each output of a contraction): an element also passes when its error is within
+  // atol + rtol·|ref| + magnitude_factor·magnitude. Set by componentwise_tolerance.
+  double magnitude_factor = 0;
 };
 
 // Per-dtype defaults, scaled with the reduction length: rounding error of a sum of n terms
@@ -45,6 +49,19 @@ Tolerance with_fp32_reference(Tolerance base, std::int64_t reduction_length);
 // at 0.5 (a wrong output sits near 1 or above).
 Tolerance reduced_precision_tolerance(Tolerance base, DataType output_type, std::int64_t reduction_length);
 
+// The second chance of an elementwise failure in a contraction (convolution, matmul): a library
+// that keeps partial sums of an output in the output's type (split-K, tile partials) is off by
+// about u·Σ|partials| <= u·Σ|a_i·b_i| at an element whose terms cancel, however small the
+// output; 2 u allows two such roundings (u: the output's unit roundoff; fp16's for a wider
+// output of an fp16 sum is the reduced-precision note's case, judged normwise). A reference
+// that sums in fp32 (gpu-fp32) adds its own error, sqrt(n)·u32·Σ|a·b| (Higham and Mary's
+// probabilistic bound, 2019). A missing or wrong term (|a_i·b_i| ~ Σ|a·b| / n) stays outside.
+Tolerance componentwise_tolerance(Tolerance base, DataType output_type, std::int64_t reduction_length,
+                                  bool fp32_reference);
+// Unit roundoff of a floating type (fp32 2^-24, fp16 2^-11, bf16 2^-8, fp8 2^-4 / 2^-3); 0 for
+// integers.
+double unit_roundoff(DataType type);
+
 struct CompareResult {
   bool passed = true;
   double max_abs_diff = 0, max_rel_diff = 0, norm_rel_error = 0;
@@ -52,6 +69,8 @@ struct CompareResult {
   std::string first_mismatch;  // e.g. "index [0,3,1,2]: got nan, expected 0.25"
 };
 
-CompareResult compare_values(const Dense& out, const Dense& ref, const Tolerance& tol);
+// `magnitude` (same dims as `ref`) is read where tol.magnitude_factor > 0.
+CompareResult compare_values(const Dense& out, const Dense& ref, const Tolerance& tol,
+                             const Dense* magnitude = nullptr);
 
 }  // namespace dnnbench

@@ -80,7 +80,7 @@ TEST(DeviceCompare, AgreesWithTheHostComparisonOnEveryCase) {
   for (const auto dtype : {DataType::f32, DataType::f16, DataType::bf16, DataType::f64}) {
     const auto desc = nhwc(dtype);
     const Dense ref = random_values(desc.dims, 7);
-    const Tolerance tol{1e-2, 1e-3, "test", std::nullopt};
+    const Tolerance tol{1e-2, 1e-3, "test", std::nullopt, 0};
     struct Case {
       std::string name;
       std::function<void(Dense&, Dense&)> edit;  // (output, reference)

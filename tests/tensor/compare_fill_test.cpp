@@ -22,7 +22,7 @@ Dense dense(std::vector<std::int64_t> dims, std::vector<double> data) {
 }
 
 TEST(Compare, ExactMatchPasses) {
-  const auto r = compare_values(dense({2}, {1, 2}), dense({2}, {1, 2}), {1e-5, 1e-5, "", std::nullopt});
+  const auto r = compare_values(dense({2}, {1, 2}), dense({2}, {1, 2}), {1e-5, 1e-5, "", std::nullopt, 0});
   EXPECT_TRUE(r.passed);
   EXPECT_EQ(r.max_abs_diff, 0);
   EXPECT_EQ(r.norm_rel_error, 0);
@@ -30,7 +30,7 @@ TEST(Compare, ExactMatchPasses) {
 
 TEST(Compare, ReportsErrorsAndFirstMismatchIndex) {
   const auto r = compare_values(dense({2, 2}, {1, 2, 3, 4.5}), dense({2, 2}, {1, 2, 3, 4}),
-                                {1e-3, 1e-3, "", std::nullopt});
+                                {1e-3, 1e-3, "", std::nullopt, 0});
   EXPECT_FALSE(r.passed);
   EXPECT_EQ(r.mismatches, 1);
   EXPECT_DOUBLE_EQ(r.max_abs_diff, 0.5);
@@ -51,7 +51,7 @@ TEST(Compare, LargeOutputsSplitOverThreadsGiveTheSerialFigures) {
   out.data[250001] += 0.5;
   out.data[150000] += 0.25;
   out.data[299999] = std::nan("");
-  const auto r = compare_values(out, ref, {1e-3, 1e-3, "", std::nullopt});
+  const auto r = compare_values(out, ref, {1e-3, 1e-3, "", std::nullopt, 0});
   EXPECT_FALSE(r.passed);
   EXPECT_EQ(r.mismatches, 3);
   EXPECT_EQ(r.nonfinite, 1);
@@ -61,19 +61,19 @@ TEST(Compare, LargeOutputsSplitOverThreadsGiveTheSerialFigures) {
   out.data[299999] = ref.data[299999];
   double diff_sq = 0.5 * 0.5 + 0.25 * 0.25, ref_sq = 0;
   for (double v : ref.data) ref_sq += v * v;
-  EXPECT_NEAR(compare_values(out, ref, {1e-3, 1e-3, "", std::nullopt}).norm_rel_error,
+  EXPECT_NEAR(compare_values(out, ref, {1e-3, 1e-3, "", std::nullopt, 0}).norm_rel_error,
               std::sqrt(diff_sq / ref_sq), 1e-12);
 }
 
 TEST(Compare, ToleranceIsAbsolutePlusRelative) {
-  const Tolerance tol{0.1, 0.01, "", std::nullopt};
+  const Tolerance tol{0.1, 0.01, "", std::nullopt, 0};
   EXPECT_TRUE(compare_values(dense({1}, {10.9}), dense({1}, {10}), tol).passed);   // 0.9 <= 0.01 + 1.0
   EXPECT_FALSE(compare_values(dense({1}, {11.1}), dense({1}, {10}), tol).passed);  // 1.1 > 1.01
   EXPECT_TRUE(compare_values(dense({1}, {0.009}), dense({1}, {0}), tol).passed);
 }
 
 TEST(Compare, NanOrInfWhereReferenceIsFiniteAlwaysFails) {
-  const Tolerance loose{1e9, 1e9, "", std::nullopt};
+  const Tolerance loose{1e9, 1e9, "", std::nullopt, 0};
   const auto r = compare_values(dense({2}, {NAN, INFINITY}), dense({2}, {1, 1}), loose);
   EXPECT_FALSE(r.passed);
   EXPECT_EQ(r.nonfinite, 2);
