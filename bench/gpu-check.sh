@@ -24,6 +24,9 @@
 #   GEMM peers    gemm (cuDNN, cuBLASLt and torch.matmul on the GEMM set: bench/gemm-compare.sh;
 #                 GEMM_GRAPHS, GEMM_ENGINES, GEMM_PLANS, GEMM_SECONDS), regimes (the 8192^3 bf16
 #                 GEMM sustained and paced; --oracle-regimes both), gap-ab (replay vs kernel sum)
+#                 splitk (the split-K decode GEMMs: per call vs kernel sum, PyTorch replay timeline)
+#   workloads     workloads (graphs/workloads: dry run, defaults rows/min and stage split; WL_SECONDS),
+#                 wl-oracle (--oracle --max-engines 3 on a spread subset), wl-aa (its A/A, 101 graphs)
 #   overhead      overhead (bench/overhead.sh; OVERHEAD_EXTRA), overhead4 (--max-engines 4),
 #                 overhead-cache (the suite twice on an empty compiled-plan cache: compiling, loading)
 #   oracle        oracle3 (the oracle at scale: --oracle --max-engines 3 over the ResNet-50 set),
@@ -554,6 +557,27 @@ if want wl-aa; then
     bench/oracle-aa-gpu.sh "$OUT_DIR/wl-aa" "$(cap "${WL_AA_SECONDS:-240}")" 2>&1 | tail -12
 fi
 
+if want splitk; then
+  # The split-K decode GEMMs (two kernels a call): dnnbench's per-call figure against its CUPTI
+  # kernel sum, and PyTorch's CUDA-graph replay decomposed into kernels and gaps
+  # (bench/splitk_timeline.py): which side leaves time between the kernels.
+  stage "split-K decode GEMMs: per call vs kernel sum, both sides"
+  SK=$(ls graphs/perf/gemm/decode_m*_k4096_n4096_*.json | tr '\n' ' ')
+  timeout "$(cap 120)" "$B" run $(for g in $SK; do echo -g "$g"; done) --provider cublaslt --max-engines 1 -q \
+    -o "$OUT_DIR/splitk-dnnbench.json" > "$OUT_DIR/splitk-dnnbench.log" 2>&1
+  echo "dnnbench rc $?"
+  python3 - "$OUT_DIR/splitk-dnnbench.json" <<'PY2'
+import json, sys
+for g in json.load(open(sys.argv[1]))["graphs"]:
+    for r in g["results"][:1]:
+        ks = r.get("kernel_sum_stats") or {}
+        per = (r.get("gpu_kernel_stats") or {}).get("median")
+        print("dnnbench %-32s per call %.2f us, kernel sum %.2f us, kernels %s" % (
+            g["graph_name"], 1e3 * (per or 0), 1e3 * (ks.get("median") or 0), [k["name"][:40] for k in r.get("kernels", [])]))
+PY2
+  timeout "$(cap 150)" python3 bench/splitk_timeline.py $SK --json "$OUT_DIR/splitk-torch.json" > "$OUT_DIR/splitk-torch.log" 2>&1
+  echo "torch timeline rc $?"; cat "$OUT_DIR/splitk-torch.log" | tail -60
+fi
 if want versions && [ -x "$B919" ]; then
   # One library against another: the same ResNet-50 / GEMM subset on cuDNN 9.14 (the system's, $B)
   # and 9.19 (PyTorch's, $B919), then `dnnbench compare` by heuristic, engine and best plan, and

@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Where a split-K GEMM's call time goes in PyTorch's CUDA-graph replay: the device timeline of
+each call (main kernel, gap, split-K reduction, gap to the next call, any memset or copy node),
+from torch.profiler's trace (CUPTI records a graph's kernel nodes with device start and end).
+
+dnnbench's side of the same question is in its row: the event-timed per-call figure against
+`kernel_sum_stats` (the CUPTI kernel sum); where they agree, dnnbench's replay leaves no gap
+between a call's kernels or between calls. PyTorch's per-call figure here is timed the same way
+(events around a replay of CALLS calls) and set against the same kernel sum, so the difference
+is split into the gaps it is made of.
+
+    python3 bench/splitk_timeline.py GRAPH.json... [--calls 20] [--replays 200] [--json OUT]
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch_problems as tp  # noqa: E402
+from matched_conditions import capture  # noqa: E402
+
+
+def replay_ms_per_call(torch, run, calls, replays):
+    """Median over `replays` of (event time of one replay) / calls: what both tools report."""
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    per = []
+    for _ in range(replays):
+        s.record()
+        run()
+        e.record()
+        e.synchronize()
+        per.append(s.elapsed_time(e) / calls)
+    return statistics.median(per)
+
+
+def device_events(torch, run, replays):
+    """The device events (kernels, memsets, copies) of `replays` replays, by start time."""
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(replays):
+            run()
+        torch.cuda.synchronize()
+    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
+        path = f.name
+    prof.export_chrome_trace(path)
+    with open(path) as f:
+        trace = json.load(f)
+    os.unlink(path)
+    events = [ev for ev in trace.get("traceEvents", [])
+              if ev.get("ph") == "X" and ev.get("cat") in ("kernel", "gpu_memset", "gpu_memcpy")]
+    events.sort(key=lambda ev: float(ev["ts"]))
+    return [{"name": ev["name"], "cat": ev["cat"], "start_us": float(ev["ts"]),
+             "end_us": float(ev["ts"]) + float(ev["dur"])} for ev in events]
+
+
+def decompose(events):
+    """Per call (a call starts at each launch of the first event's name): its events' durations
+    and the gaps between them, medians over the calls, and the per-call span start to next start."""
+    if not events:
+        return {}
+    first = events[0]["name"]
+    calls, current = [], []
+    for ev in events:
+        if ev["name"] == first and current:
+            calls.append(current)
+            current = []
+        current.append(ev)
+    calls.append(current)
+    shape = [ev["name"] for ev in calls[0]]
+    calls = [c for c in calls if [ev["name"] for ev in c] == shape]
+    parts = {}
+    for i, ev_name in enumerate(shape):
+        parts[f"{i}:{tp.normalise_kernel_name(ev_name)[:70]}"] = statistics.median(
+            c[i]["end_us"] - c[i]["start_us"] for c in calls)
+        if i + 1 < len(shape):
+            parts[f"gap {i}->{i + 1}"] = statistics.median(c[i + 1]["start_us"] - c[i]["end_us"] for c in calls)
+    nexts = [calls[k + 1][0]["start_us"] - calls[k][-1]["end_us"] for k in range(len(calls) - 1)
+             if calls[k + 1][0]["start_us"] - calls[k][-1]["end_us"] < 50]  # a replay's boundary is not a call's
+    parts["gap to the next call"] = statistics.median(nexts) if nexts else None
+    kernel_sum = sum(v for k, v in parts.items() if not k.startswith("gap"))
+    return {"events_per_call": shape, "calls": len(calls), "median_us": parts, "kernel_sum_us": kernel_sum}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("graphs", nargs="+")
+    ap.add_argument("--calls", type=int, default=20)
+    ap.add_argument("--replays", type=int, default=200)
+    ap.add_argument("--json")
+    args = ap.parse_args()
+    import torch
+    torch.backends.cuda.matmul.allow_tf32 = False
+    out = {"versions": None, "graphs": {}}
+    for path in args.graphs:
+        spec = tp.problem_spec(path)
+        fn = tp.build_call(torch, spec, fill="normal")
+        run, method, graph = capture(torch, fn, args.calls)
+        for _ in range(20):
+            run()
+        torch.cuda.synchronize()
+        per_call_us = 1e3 * replay_ms_per_call(torch, run, args.calls, args.replays)
+        d = decompose(device_events(torch, run, 5))
+        d.update({"method": method, "replay_per_call_us": per_call_us})
+        if d.get("kernel_sum_us"):
+            d["replay_minus_kernel_sum_us"] = per_call_us - d["kernel_sum_us"]
+        out["graphs"][spec["name"]] = d
+        print(f"{spec['name']}: replay {per_call_us:.2f} us/call ({method}), kernel sum {d.get('kernel_sum_us', 0):.2f}, "
+              f"difference {d.get('replay_minus_kernel_sum_us', float('nan')):+.2f}")
+        for k, v in d.get("median_us", {}).items():
+            print(f"    {k:80s} {'-' if v is None else f'{v:.3f}'} us")
+        del fn, run, graph
+        torch.cuda.empty_cache()
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(out, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
