@@ -80,6 +80,20 @@ inline std::string source_path(const std::string& relative) {
   return std::string(DNNBENCH_SOURCE_DIR) + "/" + relative;
 }
 
+// Whether this binary has provider `name`: its line in `list-providers`, unless that line says
+// why it was `not built` (configure lists those too).
+inline bool provider_built(const std::string& name) {
+  const std::string listing = run_cli({"list-providers"}).out;
+  std::size_t at = 0;
+  while (at < listing.size()) {
+    const std::size_t end = std::min(listing.find('\n', at), listing.size());
+    const std::string line = listing.substr(at, end - at);
+    if (line.rfind(name + " ", 0) == 0) return line.find("not built") == std::string::npos;
+    at = end + 1;
+  }
+  return false;
+}
+
 // Quick timing options so integration tests spend their time on checks, not on sampling.
 inline std::vector<std::string> quick_timing() {
   return {"--warmup", "1", "--iters", "3", "--warmup-max-ms", "0"};

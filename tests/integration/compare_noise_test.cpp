@@ -11,9 +11,6 @@ namespace {
 
 using nlohmann::json;
 
-bool crashtest_built() {
-  return run_cli({"list-providers"}).out.find("crashtest") != std::string::npos;
-}
 
 json read_json(const std::filesystem::path& path) {
   return json::parse(read_text(path));
@@ -38,7 +35,7 @@ const std::vector<std::string> kPlanted = {"pointwise_relu", "pointwise_gelu", "
 const std::vector<std::string> kUntouched = {"pointwise_sigmoid", "pointwise_tanh"};
 
 TEST(CompareNoise, PlantedTenPercentSlowdownIsSlowerOnEveryPlantedRowAndNowhereElse) {
-  if (!crashtest_built()) GTEST_SKIP() << "built without DNNBENCH_TEST_PROVIDERS";
+  if (!provider_built("crashtest")) GTEST_SKIP() << "built without DNNBENCH_TEST_PROVIDERS";
   TempDir dir;
   auto graphs = kPlanted;
   graphs.insert(graphs.end(), kUntouched.begin(), kUntouched.end());
@@ -87,7 +84,7 @@ TEST(CompareNoise, PlantedTenPercentSlowdownIsSlowerOnEveryPlantedRowAndNowhereE
 // bench/compare-aa.sh's. On a machine that other work loads, a run may be disturbed: then compare
 // must say so (MACHINE) and must not report a regression as exit 1 without being allowed.
 TEST(CompareNoise, AaBetweenTwoProcessesHasNoRegression) {
-  if (!crashtest_built()) GTEST_SKIP() << "built without DNNBENCH_TEST_PROVIDERS";
+  if (!provider_built("crashtest")) GTEST_SKIP() << "built without DNNBENCH_TEST_PROVIDERS";
   TempDir dir;
   const auto graphs = kPlanted;
   const auto run = [&](const std::string& out) {
@@ -128,7 +125,7 @@ TEST(CompareNoise, AaBetweenTwoProcessesHasNoRegression) {
 // oneDNN rows here moved 1.31x between runs in 2 of 12 tries (a state of the VM that outlasts a
 // run's passes, which only compare's suite-spread term of 30 rows or more covers; RESULTS.md).
 TEST(CompareNoise, RepeatRunsPassesInFreshProcessesAndTwoSuchRunsAgree) {
-  if (!crashtest_built()) GTEST_SKIP() << "built without DNNBENCH_TEST_PROVIDERS";
+  if (!provider_built("crashtest")) GTEST_SKIP() << "built without DNNBENCH_TEST_PROVIDERS";
   TempDir dir;
   const std::vector<std::string> graphs = {"matmul_plain_fp32", "layernorm_inference", "reduction_add"};
   const std::vector<std::string> env = {"OMP_NUM_THREADS=1", "DNNBENCH_REFERENCE_THREADS=1",
@@ -200,7 +197,7 @@ TEST(CompareNoise, RepeatRunsPassesInFreshProcessesAndTwoSuchRunsAgree) {
 // A pass that dies (a library crash with --isolate none) loses nothing it finished: its rows come
 // back from its journal and merge with the other pass; the run exits 1 and names the pass.
 TEST(CompareNoise, RepeatPassThatDiesKeepsItsFinishedRows) {
-  if (!crashtest_built()) GTEST_SKIP() << "built without DNNBENCH_TEST_PROVIDERS";
+  if (!provider_built("crashtest")) GTEST_SKIP() << "built without DNNBENCH_TEST_PROVIDERS";
   TempDir dir;
   const auto out = dir.path() / "r.json";
   const auto r =

@@ -159,9 +159,6 @@ std::vector<std::string> suite_args(const fs::path& suite, const fs::path& outpu
           output.string()};
 }
 
-bool onednn_built() {
-  return run_cli({"list-providers"}).out.find("onednn") != std::string::npos;
-}
 
 // Graph entries and rows: identity and verdicts, in a set (order differs between runs).
 std::multiset<std::string> row_set(const json& results) {
@@ -180,7 +177,7 @@ std::multiset<std::string> row_set(const json& results) {
 class Distributed : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    if (!onednn_built()) return;
+    if (!provider_built("onednn")) return;
     dir_ = new TempDir;
     suite_ = twice_samples(*dir_);
     const auto start = std::chrono::steady_clock::now();

@@ -26,9 +26,6 @@ bool has(const std::string& text, const std::string& what) {
   return text.find(what) != std::string::npos;
 }
 
-bool onednn_built() {
-  return has(run_cli({"list-providers"}).out, "onednn");
-}
 
 // A sample graph with another top-level name, written to `path`.
 void write_renamed(const fs::path& path, const std::string& sample_name, const std::string& name) {
@@ -49,7 +46,7 @@ std::vector<std::string> engine_ids(const json& graph) {
 // The NHWC conv after the NCHW one (both lower to the same oneDNN operation) has the engines it
 // has alone: oneDNN's primitive cache made the second list twice as long (jit:avx2#2, ...).
 TEST(FirstHour, OneDnnEnginesDoNotDependOnTheGraphsBefore) {
-  if (!onednn_built()) GTEST_SKIP() << "no oneDNN provider in this build";
+  if (!provider_built("onednn")) GTEST_SKIP() << "no oneDNN provider in this build";
   TempDir dir;
   const auto alone = run_cli(run_args({"-g", sample("conv_fwd_2d_nhwc_fp32.json"), "--provider", "onednn",
                                        "-q", "-o", (dir / "alone.json").string()}));

@@ -94,9 +94,6 @@ json row_identities(const json& results) {
   return rows;
 }
 
-bool crashtest_built() {
-  return run_cli({"list-providers"}).out.find("crashtest") != std::string::npos;
-}
 
 // oneDNN where built (several engines per graph, so a kill can fall inside a graph), else the reference.
 const std::string& suite_provider() {
@@ -219,7 +216,7 @@ std::map<std::string, json> rows_by_engine(const json& graph) {
 }
 
 void expect_crashes_isolated(const std::string& mode) {
-  if (!crashtest_built()) GTEST_SKIP() << "built without DNNBENCH_TEST_PROVIDERS";
+  if (!provider_built("crashtest")) GTEST_SKIP() << "built without DNNBENCH_TEST_PROVIDERS";
   TempDir dir;
   const auto r = run_cli(crash_args(dir / "c.json", {"--isolate", mode, "--skip-engine", "hang,throw"}));
   EXPECT_EQ(r.exit_code, 1) << r.err;
@@ -258,7 +255,7 @@ TEST(Reliability, CrashesInARowChildBecomeErrorRowsAndTheSuiteGoesOn) {
 }
 
 TEST(Reliability, AHangingRowBecomesATimeoutRow) {
-  if (!crashtest_built()) GTEST_SKIP() << "built without DNNBENCH_TEST_PROVIDERS";
+  if (!provider_built("crashtest")) GTEST_SKIP() << "built without DNNBENCH_TEST_PROVIDERS";
   TempDir dir;
   // 3 s: a graph's deadline also covers starting the worker when the graph starts one, and under
   // ASan that start alone took over 1 s (CI, session 8).
@@ -309,7 +306,7 @@ std::size_t children_started(const json& result) {
 // --isolate graph pays a child's start (process, libraries, on a GPU the CUDA context) once per
 // suite: one worker serves every graph when nothing fails.
 TEST(Reliability, OneWorkerServesASuiteInWhichNothingFails) {
-  if (!crashtest_built()) GTEST_SKIP() << "built without DNNBENCH_TEST_PROVIDERS";
+  if (!provider_built("crashtest")) GTEST_SKIP() << "built without DNNBENCH_TEST_PROVIDERS";
   TempDir dir;
   const auto r = run_cli(
       worker_args(dir / "w.json", {"--provider", "crashtest", "--engine", "ok", "--isolate", "graph"}));
@@ -333,7 +330,7 @@ TEST(Reliability, OneWorkerServesASuiteInWhichNothingFails) {
 // once, ahead of the row (which waits for it: the crashtest double's rule). Graphs 1 and 3 go to
 // the first child, 2 and 4 to the second; engines the rows do not run are not built.
 TEST(Reliability, CompileAheadChildrenBuildEachRowsSlowPlanOnceAheadOfIt) {
-  if (!crashtest_built()) GTEST_SKIP() << "built without DNNBENCH_TEST_PROVIDERS";
+  if (!provider_built("crashtest")) GTEST_SKIP() << "built without DNNBENCH_TEST_PROVIDERS";
   TempDir dir;
   const auto markers = dir / "ahead";
   std::filesystem::create_directories(markers);
@@ -369,7 +366,7 @@ TEST(Reliability, CompileAheadChildrenBuildEachRowsSlowPlanOnceAheadOfIt) {
 // signal and the stderr the worker wrote in that graph; graph 2's finished row stays, its other
 // rows and graphs 3-4 run in the second worker, which has no failure and so serves to the end.
 TEST(Reliability, ACrashInGraph2CostsOneRowAndOneNewWorker) {
-  if (!crashtest_built()) GTEST_SKIP() << "built without DNNBENCH_TEST_PROVIDERS";
+  if (!provider_built("crashtest")) GTEST_SKIP() << "built without DNNBENCH_TEST_PROVIDERS";
   TempDir dir;
   const auto r = run_cli(worker_args(dir / "c.json", {"--provider", "crashtest,reference", "--skip-engine",
                                                       "abort,hang,throw", "--isolate", "graph"}),
@@ -413,7 +410,7 @@ TEST(Reliability, ACrashInGraph2CostsOneRowAndOneNewWorker) {
 // A hang in graph 2: a timeout row with the worker's stack, as with a child per graph; the next
 // worker finishes the suite.
 TEST(Reliability, AHangInGraph2BecomesATimeoutRowAndTheSuiteGoesOn) {
-  if (!crashtest_built()) GTEST_SKIP() << "built without DNNBENCH_TEST_PROVIDERS";
+  if (!provider_built("crashtest")) GTEST_SKIP() << "built without DNNBENCH_TEST_PROVIDERS";
   TempDir dir;
   const auto r = run_cli(
       worker_args(dir / "h.json", {"--provider", "crashtest", "--engine", "ok,hang", "--timeout-s", "2"}),
@@ -442,7 +439,7 @@ TEST(Reliability, AHangInGraph2BecomesATimeoutRowAndTheSuiteGoesOn) {
 // Sticky-error safety: a worker in which a row ended `error` serves no further graph (a library
 // that hit a sticky CUDA error would fail every row after it).
 TEST(Reliability, AWorkerIsRetiredAfterAGraphWithAnErrorRow) {
-  if (!crashtest_built()) GTEST_SKIP() << "built without DNNBENCH_TEST_PROVIDERS";
+  if (!provider_built("crashtest")) GTEST_SKIP() << "built without DNNBENCH_TEST_PROVIDERS";
   TempDir dir;
   const auto r = run_cli(
       worker_args(dir / "e.json", {"--provider", "crashtest", "--engine", "ok,throw", "--isolate", "graph"}),

@@ -26,9 +26,6 @@ CliResult run_torch(const std::vector<std::string>& args) {
   return run_cli(args, kEnvironment);
 }
 
-bool torch_built() {
-  return run_cli({"list-providers"}).out.find("torch") != std::string::npos;
-}
 
 // Graphs whose torch rows must pass on every build (CPU LibTorch 1.13 included): one per op
 // family, so a lowering that breaks fails here by name rather than moving to `skipped`.
@@ -51,7 +48,7 @@ const std::set<std::string> kMustPass = {"conv_fwd_2d_nchw_fp32",
                                          "resample_avgpool_include_padding"};
 
 TEST(TorchProvider, SampleGraphsPassOrSkipWithAReason) {
-  if (!torch_built()) GTEST_SKIP() << "built without LibTorch";
+  if (!provider_built("torch")) GTEST_SKIP() << "built without LibTorch";
   TempDir dir;
   const auto out = (dir / "torch.json").string();
   const auto r = run_torch(run_args({"-g", source_path("graphs/samples"), "--provider", "torch", "-o", out}));
@@ -83,7 +80,7 @@ TEST(TorchProvider, SampleGraphsPassOrSkipWithAReason) {
 // has no kernel for): the same graph in fp32, so the in-place update of copies of prev_running_*
 // is checked against the reference's momentum rule on every build.
 TEST(TorchProvider, BatchNormTrainingUpdatesTheRunningAverages) {
-  if (!torch_built()) GTEST_SKIP() << "built without LibTorch";
+  if (!provider_built("torch")) GTEST_SKIP() << "built without LibTorch";
   TempDir dir;
   auto g = json::parse(read_text(source_path("graphs/samples/batchnorm_training_running_nhwc_fp16.json")));
   for (auto& t : g["tensors"])
@@ -103,7 +100,7 @@ TEST(TorchProvider, BatchNormTrainingUpdatesTheRunningAverages) {
 }
 
 TEST(TorchProvider, EngineNotesNameTheTorchVersionAndWhatTheRunAdds) {
-  if (!torch_built()) GTEST_SKIP() << "built without LibTorch";
+  if (!provider_built("torch")) GTEST_SKIP() << "built without LibTorch";
   TempDir dir;
   const auto out = (dir / "torch.json").string();
   const auto r = run_torch(run_args({"-g", source_path("graphs/samples/conv_fwd_asymmetric_padding.json"),
@@ -118,7 +115,7 @@ TEST(TorchProvider, EngineNotesNameTheTorchVersionAndWhatTheRunAdds) {
 }
 
 TEST(TorchProvider, IsOptInAndNamedByProvider) {
-  if (!torch_built()) GTEST_SKIP() << "built without LibTorch";
+  if (!provider_built("torch")) GTEST_SKIP() << "built without LibTorch";
   TempDir dir;
   const auto out = (dir / "default.json").string();
   const auto r = run_torch(run_args({"-g", source_path("graphs/samples/matmul_plain_fp32.json"), "-o", out}));

@@ -129,18 +129,18 @@ TEST(WorkloadReport, OracleFiguresPerFamilyAndModel) {
   EXPECT_NEAR(all.time_saved_share(), 4.0 / 14.0, 1e-12);
 
   // Per model the weight is the layer's count in that model: resnet 3 x (2 - 1) of 3 x 2.
-  const auto& resnet = find(p, "model", "resnet");
+  const auto resnet = find(p, "model", "resnet");
   EXPECT_EQ(resnet.layers_judged, 3);
   EXPECT_NEAR(resnet.time_saved_share(), 0.5, 1e-12);
   EXPECT_NEAR(resnet.share_beaten(), 1.0, 1e-12);
-  const auto& bert = find(p, "model", "bert");
+  const auto bert = find(p, "model", "bert");
   EXPECT_EQ(bert.graphs_judged, 2);
   EXPECT_EQ(bert.graphs_beaten, 0);
   EXPECT_FALSE(bert.geomean_gap);
   EXPECT_NEAR(*bert.geomean_gap_all, 1.0, 1e-12);
   EXPECT_NEAR(bert.judged_pick_ms, 6.0, 1e-12);  // 4 x 1 + 2 x 1
   EXPECT_NEAR(bert.time_saved_share(), 0.0, 1e-12);
-  const auto& norm = find(p, "family", "norm");
+  const auto norm = find(p, "family", "norm");
   EXPECT_EQ(norm.graphs_judged, 1);
   EXPECT_EQ(norm.layers, 2);
 }
@@ -164,7 +164,7 @@ TEST(WorkloadReport, WithoutOracleModelTimeIsCountTimesMedian) {
   EXPECT_EQ(all.layers_untimed, 4);
   EXPECT_NEAR(all.pick_total_ms, 4 * 2.0 + 2 * 1.0, 1e-12);
   EXPECT_NEAR(all.best_total_ms, 4 * 1.5 + 2 * 1.0, 1e-12);
-  const auto& unet = find(p, "model", "unet");
+  const auto unet = find(p, "model", "unet");
   EXPECT_NEAR(unet.pick_total_ms, 2.0, 1e-12);
   EXPECT_NEAR(unet.best_total_ms, 1.5, 1e-12);
 }
