@@ -571,12 +571,15 @@ import json, sys
 for g in json.load(open(sys.argv[1]))["graphs"]:
     for r in g["results"][:1]:
         ks = r.get("kernel_sum_stats") or {}
-        per = (r.get("gpu_kernel_stats") or {}).get("median")
+        per = (r.get("gpu_kernel_stats") or {}).get("median_ms")
         print("dnnbench %-32s per call %.2f us, kernel sum %.2f us, kernels %s" % (
-            g["graph_name"], 1e3 * (per or 0), 1e3 * (ks.get("median") or 0), [k["name"][:40] for k in r.get("kernels", [])]))
+            g["graph_name"], 1e3 * (per or 0), 1e3 * (ks.get("median_ms") or 0), [k["name"][:40] for k in r.get("kernels", [])]))
 PY2
-  timeout "$(cap 150)" python3 bench/splitk_timeline.py $SK --json "$OUT_DIR/splitk-torch.json" > "$OUT_DIR/splitk-torch.log" 2>&1
-  echo "torch timeline rc $?"; cat "$OUT_DIR/splitk-torch.log" | tail -60
+  for blas in default cublaslt; do
+    timeout "$(cap 100)" python3 bench/splitk_timeline.py $SK --blas $blas --json "$OUT_DIR/splitk-torch-$blas.json" \
+      > "$OUT_DIR/splitk-torch-$blas.log" 2>&1
+    echo "torch timeline ($blas) rc $?"; grep -v Warning "$OUT_DIR/splitk-torch-$blas.log" | tail -40
+  done
 fi
 if want versions && [ -x "$B919" ]; then
   # One library against another: the same ResNet-50 / GEMM subset on cuDNN 9.14 (the system's, $B)

@@ -9,7 +9,7 @@ between a call's kernels or between calls. PyTorch's per-call figure here is tim
 (events around a replay of CALLS calls) and set against the same kernel sum, so the difference
 is split into the gaps it is made of.
 
-    python3 bench/splitk_timeline.py GRAPH.json... [--calls 20] [--replays 200] [--json OUT]
+    python3 bench/splitk_timeline.py GRAPH.json... [--calls 1000] [--replays 50] [--blas cublaslt] [--json OUT]
 """
 import argparse
 import json
@@ -87,13 +87,18 @@ def decompose(events):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("graphs", nargs="+")
-    ap.add_argument("--calls", type=int, default=20)
-    ap.add_argument("--replays", type=int, default=200)
+    ap.add_argument("--calls", type=int, default=1000)  # dnnbench's batch for these rows
+    ap.add_argument("--replays", type=int, default=50)
     ap.add_argument("--json")
+    # torch.matmul goes through cuBLAS by default; cublaslt makes it call cuBLASLt, as dnnbench's
+    # cublaslt provider does: the same kernels, launched by the other library's path.
+    ap.add_argument("--blas", choices=("default", "cublas", "cublaslt"), default="default")
     args = ap.parse_args()
     import torch
     torch.backends.cuda.matmul.allow_tf32 = False
-    out = {"versions": None, "graphs": {}}
+    if args.blas != "default":
+        torch.backends.cuda.preferred_blas_library(args.blas)
+    out = {"blas": str(torch.backends.cuda.preferred_blas_library()), "graphs": {}}
     for path in args.graphs:
         spec = tp.problem_spec(path)
         fn = tp.build_call(torch, spec, fill="normal")
@@ -102,7 +107,7 @@ def main():
             run()
         torch.cuda.synchronize()
         per_call_us = 1e3 * replay_ms_per_call(torch, run, args.calls, args.replays)
-        d = decompose(device_events(torch, run, 5))
+        d = decompose(device_events(torch, run, 2))
         d.update({"method": method, "replay_per_call_us": per_call_us})
         if d.get("kernel_sum_us"):
             d["replay_minus_kernel_sum_us"] = per_call_us - d["kernel_sum_us"]
