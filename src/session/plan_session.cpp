@@ -234,7 +234,8 @@ std::optional<Correctness> PlanSession::compare_passing_outputs_on_device(const 
   return c;
 }
 
-Correctness PlanSession::correctness_of(const std::vector<OutputComparison>& comparisons, ReferenceKind kind) const {
+Correctness PlanSession::correctness_of(const std::vector<OutputComparison>& comparisons,
+                                        ReferenceKind kind) const {
   const auto& graph = data_.graph();
   Correctness c;
   c.reference = reference_kind_name(kind);

@@ -96,17 +96,18 @@ Tolerance componentwise_tolerance(Tolerance base, DataType output_type, std::int
   const double n = static_cast<double>(std::max<std::int64_t>(reduction_length, 1));
   base.magnitude_factor = 2 * unit_roundoff(output_type);
   if (fp32_reference) base.magnitude_factor += std::sqrt(n) * unit_roundoff(DataType::f32);
-  base.basis += fmt::format(", + {:.2e}·Σ|a·b| per element (componentwise: partial sums in the output's type{})",
-                            base.magnitude_factor, fp32_reference ? ", the fp32 reference's sum" : "");
+  base.basis +=
+      fmt::format(", + {:.2e}·Σ|a·b| per element (componentwise: partial sums in the output's type{})",
+                  base.magnitude_factor, fp32_reference ? ", the fp32 reference's sum" : "");
   return base;
 }
 
 Tolerance reduced_precision_tolerance(Tolerance base, DataType output_type, std::int64_t reduction_length) {
   // fp16's unit roundoff also for wider outputs of a reduced-precision sum.
-  const double u = output_type == DataType::bf16 || output_type == DataType::fp8_e4m3 ||
-                           output_type == DataType::fp8_e5m2
-                       ? unit_roundoff(output_type)
-                       : unit_roundoff(DataType::f16);
+  const double u =
+      output_type == DataType::bf16 || output_type == DataType::fp8_e4m3 || output_type == DataType::fp8_e5m2
+          ? unit_roundoff(output_type)
+          : unit_roundoff(DataType::f16);
   const double n = static_cast<double>(std::max<std::int64_t>(reduction_length, 1));
   base.max_norm_rel = std::min(0.5, std::max(base.rtol, 2.0 * u * std::sqrt(n)));
   base.basis += fmt::format(", reduced-precision reduction (engine note): judged on norm_rel <= {:.2e}",
@@ -152,7 +153,8 @@ PartialCompare compare_range(const Dense& out, const Dense& ref, const Tolerance
       r.diff_sq += abs_diff * abs_diff;
       r.ref_sq += want * want;
       double limit = tol.atol + tol.rtol * std::abs(want);
-      if (componentwise) limit += tol.magnitude_factor * std::abs(magnitude->data[static_cast<std::size_t>(i)]);
+      if (componentwise)
+        limit += tol.magnitude_factor * std::abs(magnitude->data[static_cast<std::size_t>(i)]);
       ok = abs_diff <= limit;
     }
     if (!ok) {
@@ -168,7 +170,8 @@ constexpr std::int64_t kParallelElements = 1 << 16;
 
 }  // namespace
 
-CompareResult compare_values(const Dense& out, const Dense& ref, const Tolerance& tol, const Dense* magnitude) {
+CompareResult compare_values(const Dense& out, const Dense& ref, const Tolerance& tol,
+                             const Dense* magnitude) {
   CompareResult r;
   r.elements = ref.size();
   if (magnitude && magnitude->dims != ref.dims) magnitude = nullptr;
@@ -206,7 +209,8 @@ CompareResult compare_values(const Dense& out, const Dense& ref, const Tolerance
     const auto at = static_cast<std::size_t>(first);
     r.first_mismatch =
         fmt::format("index {}: got {}, expected {}", index_text(ref.dims, first), out.data[at], ref.data[at]);
-    if (magnitude && tol.magnitude_factor > 0) r.first_mismatch += fmt::format(", Σ|a·b| {}", magnitude->data[at]);
+    if (magnitude && tol.magnitude_factor > 0)
+      r.first_mismatch += fmt::format(", Σ|a·b| {}", magnitude->data[at]);
   }
   r.norm_rel_error = ref_sq > 0 ? std::sqrt(diff_sq / ref_sq) : std::sqrt(diff_sq);
   if (r.nonfinite > 0) r.norm_rel_error = INFINITY;

@@ -11,7 +11,6 @@ namespace {
 
 using nlohmann::json;
 
-
 json read_json(const std::filesystem::path& path) {
   return json::parse(read_text(path));
 }

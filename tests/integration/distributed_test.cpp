@@ -159,7 +159,6 @@ std::vector<std::string> suite_args(const fs::path& suite, const fs::path& outpu
           output.string()};
 }
 
-
 // Graph entries and rows: identity and verdicts, in a set (order differs between runs).
 std::multiset<std::string> row_set(const json& results) {
   std::multiset<std::string> rows;

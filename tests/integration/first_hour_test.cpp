@@ -26,7 +26,6 @@ bool has(const std::string& text, const std::string& what) {
   return text.find(what) != std::string::npos;
 }
 
-
 // A sample graph with another top-level name, written to `path`.
 void write_renamed(const fs::path& path, const std::string& sample_name, const std::string& name) {
   auto graph = json::parse(read_text(sample(sample_name)));

@@ -94,7 +94,6 @@ json row_identities(const json& results) {
   return rows;
 }
 
-
 // oneDNN where built (several engines per graph, so a kill can fall inside a graph), else the reference.
 const std::string& suite_provider() {
   static const std::string name =

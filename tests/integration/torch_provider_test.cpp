@@ -26,7 +26,6 @@ CliResult run_torch(const std::vector<std::string>& args) {
   return run_cli(args, kEnvironment);
 }
 
-
 // Graphs whose torch rows must pass on every build (CPU LibTorch 1.13 included): one per op
 // family, so a lowering that breaks fails here by name rather than moving to `skipped`.
 const std::set<std::string> kMustPass = {"conv_fwd_2d_nchw_fp32",

@@ -31,7 +31,9 @@ Graph matmul_then(std::optional<PointwiseOp> epilogue, DataType dtype = DataType
   return builder.build();
 }
 
-std::int64_t only_output(const Graph& graph) { return graph.output_uids().front(); }
+std::int64_t only_output(const Graph& graph) {
+  return graph.output_uids().front();
+}
 
 TEST(MagnitudeReference, AppliesToContractionsWithSignPreservingEpilogues) {
   EXPECT_TRUE(magnitude_reference_applies(matmul_then(std::nullopt)));
@@ -53,11 +55,13 @@ TEST(MagnitudeReference, IsTheSumOfAbsoluteProducts) {
   GraphData data(graph, 7);
   const Values* magnitude = data.magnitude(ReferenceKind::cpu_fp64);
   ASSERT_NE(magnitude, nullptr);
-  const auto a = data.inputs().begin()->second.to_dense(), b = std::next(data.inputs().begin())->second.to_dense();
+  const auto a = data.inputs().begin()->second.to_dense(),
+             b = std::next(data.inputs().begin())->second.to_dense();
   double want = 0;
   for (std::int64_t k = 0; k < kK; ++k) want += std::abs(a.data[k] * b.data[k * kN]);
   EXPECT_NEAR(magnitude->at(only_output(graph)).data[0], want, 1e-9 * want);
-  EXPECT_GE(magnitude->at(only_output(graph)).data[0], std::abs(data.reference().at(only_output(graph)).data[0]));
+  EXPECT_GE(magnitude->at(only_output(graph)).data[0],
+            std::abs(data.reference().at(only_output(graph)).data[0]));
 }
 
 TEST(MagnitudeReference, NotAskedForOtherGraphs) {
@@ -87,7 +91,8 @@ TEST(ComponentwiseBound, PassesFp16PartialSumsAndFailsAMissingTerm) {
   int default_failures = 0, componentwise_failures = 0, missing_term_caught = 0;
   for (std::uint64_t seed = 1; seed <= 20; ++seed) {
     GraphData data(graph, seed);
-    const auto a = data.inputs().begin()->second.to_dense(), b = std::next(data.inputs().begin())->second.to_dense();
+    const auto a = data.inputs().begin()->second.to_dense(),
+               b = std::next(data.inputs().begin())->second.to_dense();
     const Dense& ref = data.reference().at(uid);
     const Dense& magnitude = data.magnitude(ReferenceKind::cpu_fp64)->at(uid);
     const Tolerance base = default_tolerance(DataType::f16, kK);
@@ -110,7 +115,8 @@ TEST(ComponentwiseBound, FactorIsTwoUnitRoundoffsPlusTheFp32ReferencesSum) {
   EXPECT_DOUBLE_EQ(componentwise_tolerance(base, DataType::f16, 576, false).magnitude_factor, 2 * 0x1.0p-11);
   EXPECT_DOUBLE_EQ(componentwise_tolerance(base, DataType::f32, 576, true).magnitude_factor,
                    2 * 0x1.0p-24 + 24 * 0x1.0p-24);
-  EXPECT_NE(componentwise_tolerance(base, DataType::f16, 576, false).basis.find("componentwise"), std::string::npos);
+  EXPECT_NE(componentwise_tolerance(base, DataType::f16, 576, false).basis.find("componentwise"),
+            std::string::npos);
 }
 
 TEST(ComponentwiseBound, MagnitudeWidensOnlyWhereItIsLarge) {
