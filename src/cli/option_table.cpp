@@ -100,7 +100,8 @@ std::vector<RunOptionSpec> make_table() {
        .kind = K::integer,
        .value_name = "N",
        .help = "Child processes that compile runtime-compiled plans (cuDNN) into the compiled-plan cache "
-               "ahead of their rows, while the suite measures others; 0: each row compiles its own",
+               "ahead of their rows, and with --oracle its candidate plans, while the suite measures "
+               "others; 0: each row compiles its own",
        .default_text = "a quarter of the cores, 1 to 4",
        .min = 0,
        .set = [](C& c, const V& v) { c.compile_ahead = static_cast<int>(as_int(v)); }},

@@ -83,11 +83,18 @@ int run_build_ahead_child(const std::vector<GraphInput>& inputs, const std::vect
   auto providers = providers_that_build_ahead(options);
   if (providers.empty()) return 0;
   GraphLoader loader(options);
+  const auto child = static_cast<std::size_t>(part->index - 1),
+             children = static_cast<std::size_t>(part->count);
+  // With --oracle every child also walks every graph for the oracle's candidates: the j-th plan of
+  // an engine's plan space is the (j mod N)-th child's, so the N children compile one row's
+  // runtime-compiled candidates side by side (on the H200, 32 candidates of 0.3-0.7 s each were
+  // 55 of the oracle's 57 s of builds over 17 workload graphs: bench/RESULTS.md, session 14).
+  const bool oracle_candidates = options.oracle.enabled && !options.oracle.aa_self_check;
   std::size_t position = 0;  // among the graphs this run runs
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     if (selected && !(*selected)[i]) continue;
-    if (position++ % static_cast<std::size_t>(part->count) != static_cast<std::size_t>(part->index - 1))
-      continue;
+    const bool mine = position++ % children == child;
+    if (!mine && !oracle_candidates) continue;
     if (parent_done()) break;
     GraphResult scratch;
     std::optional<Graph> graph;
@@ -102,10 +109,27 @@ int run_build_ahead_child(const std::vector<GraphInput>& inputs, const std::vect
         const auto rows =
             row_engines(provider->engines(*graph), options, provider->name(), scratch.content_hash);
         for (const auto& engine : rows.selection.engines) {
+          if (!mine) break;
           if (parent_done()) return 0;
           try {
             provider->build_ahead(*graph, engine);
           } catch (const std::exception&) {  // the row builds it again and reports why
+          }
+        }
+        for (const auto& engine : rows.selection.engines) {
+          if (!oracle_candidates) break;
+          std::vector<PlanSpec> space;
+          try {
+            space = provider->plan_space(*graph, engine, SweepLimits{options.oracle.max_plans});
+          } catch (const std::exception&) {  // the oracle asks again and reports why
+            continue;
+          }
+          for (std::size_t j = child; j < space.size(); j += children) {
+            if (parent_done()) return 0;
+            try {
+              provider->build_plan_ahead(*graph, space[j]);
+            } catch (const std::exception&) {  // the oracle builds it again and records why
+            }
           }
         }
       } catch (const std::exception&) {  // no engines: the row says why

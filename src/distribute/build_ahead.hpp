@@ -8,6 +8,9 @@
 // waits for the child that is compiling it (the compile claim of providers/compiled_plan_cache.hpp)
 // instead of compiling it a second time.
 //
+// With --oracle they also compile the oracle's candidate plans of those engines, each child its
+// share of every row's plan space, so that a row's runtime-compiled candidates compile side by side.
+//
 // The children only compile and store: they time nothing and run no kernel, and what they find
 // wrong is left for the row, which reports it. They exit when their graphs are done, or when the
 // parent closes their stdin (the suite is over), and are killed if they do not.
@@ -44,7 +47,8 @@ class BuildAheadChildren {
 
 // A child's whole work (--isolated-child-build-ahead K/N): the K-th of every N graphs of `inputs`
 // (of those `selected`, in suite order), each provider's row engines, their slow plans built into
-// the cache. Returns the exit code (0; what fails is the rows' to report).
+// the cache; with --oracle also every graph's candidate plans j with j mod N = K - 1. Returns the
+// exit code (0; what fails is the rows' to report).
 int run_build_ahead_child(const std::vector<GraphInput>& inputs, const std::vector<bool>* selected,
                           const RunOptions& options, const std::string& which);
 

@@ -230,6 +230,9 @@ class Provider {
   // runtime-compiled engine whose plan the cache holds not yet, and no other process is
   // compiling); true when it built one. Throws what build() throws.
   virtual bool build_ahead(const Graph& /*graph*/, const EngineInfo& /*engine*/) { return false; }
+  // The same for one plan of the engine's plan space (the oracle's candidates, --oracle): true
+  // when it built one; false for a plan whose build is fast, stored or being compiled elsewhere.
+  virtual bool build_plan_ahead(const Graph& /*graph*/, const PlanSpec& /*spec*/) { return false; }
 };
 
 }  // namespace dnnbench

@@ -104,6 +104,10 @@ class CudnnProvider final : public CudaProvider {
     return build_or_load(graph, config, /*ahead=*/true) != nullptr;
   }
 
+  bool build_plan_ahead(const Graph& graph, const PlanSpec& spec) override {
+    return build_or_load(graph, from_spec(spec), /*ahead=*/true) != nullptr;
+  }
+
   std::unique_ptr<Plan> build(const Graph& graph, const PlanSpec& spec) override {
     const EngineConfig config = from_spec(spec);
     const auto& hints = analysis(graph).graph->hints;
