@@ -10,6 +10,7 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <thread>
 
 #include "cli_runner.hpp"
@@ -359,6 +360,46 @@ TEST(Reliability, CompileAheadChildrenBuildEachRowsSlowPlanOnceAheadOfIt) {
   EXPECT_EQ(none.exit_code, 0) << none.err;
   EXPECT_EQ(
       json::parse(read_text(dir / "n.json")).at("metadata").at("isolation").at("compile_ahead_children"), 0);
+}
+
+// --compile-ahead with --oracle: every child also builds its share of every row's candidates (the
+// j-th plan of the space is child j mod N's), so one row's candidates are built side by side, each
+// once; the oracle then sweeps them.
+TEST(Reliability, CompileAheadChildrenShareEachRowsOracleCandidates) {
+  if (!provider_built("crashtest")) GTEST_SKIP() << "built without DNNBENCH_TEST_PROVIDERS";
+  TempDir dir;
+  const auto markers = dir / "ahead";
+  std::filesystem::create_directories(markers);
+  const auto r =
+      run_cli(worker_args(dir / "o.json", {"--provider", "crashtest", "--engine", "ok", "--isolate", "none",
+                                           "--compile-ahead", "3", "--oracle"}),
+              {"DNNBENCH_CRASHTEST_BUILD_AHEAD=" + markers.string(), "DNNBENCH_CRASHTEST_PLANS=6"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const auto result = json::parse(read_text(dir / "o.json"));
+  EXPECT_EQ(result.at("metadata").at("isolation").at("compile_ahead_children"), 3);
+  std::map<std::string, std::map<std::string, std::string>> child_of;  // graph -> plan -> pid
+  for (const auto& entry : std::filesystem::directory_iterator(markers / "plans")) {
+    const auto name = entry.path().filename().string();  // <graph>.<plan>.<pid>
+    const auto first = name.find('.'), last = name.rfind('.');
+    EXPECT_TRUE(child_of[name.substr(0, first)]
+                    .emplace(name.substr(first + 1, last - first - 1), name.substr(last + 1))
+                    .second)
+        << "built twice: " << name;
+  }
+  ASSERT_EQ(child_of.size(), 4u);
+  for (auto& [graph, pid_of] : child_of) {
+    ASSERT_EQ(pid_of.size(), 6u) << graph;
+    // Plans 0-2 by three children, plans 3-5 by the same three again.
+    EXPECT_EQ((std::set<std::string>{pid_of["ok"], pid_of["ok_k=1"], pid_of["ok_k=2"]}.size()), 3u) << graph;
+    EXPECT_EQ(pid_of["ok"], pid_of["ok_k=3"]) << graph;
+    EXPECT_EQ(pid_of["ok_k=1"], pid_of["ok_k=4"]) << graph;
+    EXPECT_EQ(pid_of["ok_k=2"], pid_of["ok_k=5"]) << graph;
+  }
+  for (const auto& graph : result.at("graphs")) {
+    const auto& row = graph.at("results").at(0);
+    EXPECT_EQ(row.at("status"), "success") << graph.dump();
+    EXPECT_EQ(row.at("oracle").at("candidates_total"), 6) << row.dump();
+  }
 }
 
 // A crash in graph 2 of 4 costs that row and one new worker: the row is an error row with the

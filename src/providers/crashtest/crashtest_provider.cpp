@@ -102,10 +102,21 @@ std::filesystem::path build_ahead_folder() {
   return folder ? folder : "";
 }
 
-bool built_ahead(const std::filesystem::path& folder, const std::string& graph) {
+// DNNBENCH_CRASHTEST_PLANS: how many plans engine `ok`'s plan space holds (the heuristic plan
+// and plans with a knob `k` = 1, 2, ...: the same plan, for the oracle's sweep); 1 when unset.
+int plan_count() {
+  const char* text = std::getenv("DNNBENCH_CRASHTEST_PLANS");
+  char* end = nullptr;
+  const long n = text ? std::strtol(text, &end, 10) : 1;
+  return text && end != text && *end == '\0' && n >= 1 && n <= 64 ? static_cast<int>(n) : 1;
+}
+
+// Whether `folder` holds a marker of plan `plan` of `graph` (<graph>.<plan>.<pid>).
+bool built_ahead(const std::filesystem::path& folder, const std::string& graph,
+                 const std::string& plan = "ok") {
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(folder, ec))
-    if (entry.path().filename().string().starts_with(graph + ".ok.")) return true;
+    if (entry.path().filename().string().starts_with(graph + "." + plan + ".")) return true;
   return false;
 }
 
@@ -125,7 +136,10 @@ class CrashtestProvider final : public Provider {
   PlanSpec heuristic_plan(const Graph&, const EngineInfo& engine) override { return {engine.id, {}}; }
   std::vector<PlanSpec> plan_space(const Graph& graph, const EngineInfo& engine,
                                    const SweepLimits&) override {
-    return {heuristic_plan(graph, engine)};
+    std::vector<PlanSpec> space{heuristic_plan(graph, engine)};
+    for (int k = 1; engine.id == "ok" && k < plan_count(); ++k)
+      space.push_back({engine.id, {{"k", std::to_string(k)}}});
+    return space;
   }
   bool can_build_ahead() override { return !build_ahead_folder().empty(); }
   bool build_ahead(const Graph& graph, const EngineInfo& engine) override {
@@ -133,10 +147,24 @@ class CrashtestProvider final : public Provider {
     std::ofstream(build_ahead_folder() / (graph.name + "." + engine.id + "." + std::to_string(getpid())));
     return true;
   }
+  // A marker <graph>.<plan>.<pid> in the folder's plans/: which process built which candidate.
+  bool build_plan_ahead(const Graph& graph, const PlanSpec& spec) override {
+    if (build_ahead_folder().empty() || spec.engine_id != "ok") return false;
+    const auto plans = build_ahead_folder() / "plans";
+    std::filesystem::create_directories(plans);
+    std::ofstream(plans / (graph.name + "." + spec.name() + "." + std::to_string(getpid())));
+    return true;
+  }
   std::unique_ptr<Plan> build(const Graph& graph, const PlanSpec& spec) override {
-    if (const auto folder = build_ahead_folder(); !folder.empty() && spec.engine_id == "ok")
-      for (int waited_ms = 0; waited_ms < 20'000 && !built_ahead(folder, graph.name); waited_ms += 10)
+    // Like a compile that another process holds: the heuristic plan waits for build_ahead's
+    // marker, an oracle candidate (a plan with knobs) for build_plan_ahead's.
+    if (const auto folder = build_ahead_folder(); !folder.empty() && spec.engine_id == "ok") {
+      const bool candidate = !spec.knobs.empty();
+      const auto where = candidate ? folder / "plans" : folder;
+      const auto plan = candidate ? spec.name() : std::string("ok");
+      for (int waited_ms = 0; waited_ms < 20'000 && !built_ahead(where, graph.name, plan); waited_ms += 10)
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
     // One line per row on stderr: what an isolated child's stderr tail shows (the tests check that
     // a worker's tail holds the graph it died in, not the ones before).
     std::fprintf(stderr, "crashtest: built %s for graph %s\n", spec.engine_id.c_str(), graph.name.c_str());
