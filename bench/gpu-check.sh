@@ -33,7 +33,8 @@
 #                 aa (the oracle's A/A over graphs/samples: bench/oracle-aa-gpu.sh; AA_EXTRA,
 #                 AA_SECONDS), tuning (a tuning file made with cuDNN 9.14 re-timed on 9.19)
 #   versions      versions (the same ResNet-50 / GEMM subset on cuDNN 9.14 and 9.19, through
-#                 `dnnbench compare` and `dnnbench report --html`)
+#                 `dnnbench compare` and `dnnbench report --html`; VERSIONS_EVERY=K: every K-th
+#                 workload graph instead, VERSIONS_ENGINES)
 #   ncu, clocks   ncu-check (kernel time vs Nsight Compute: bench/ncu-check.sh; NCU_REPEATS),
 #                 profile (--profile ncu on three long GEMMs, with ncu's clocks: bench/ncu_clocks.py),
 #                 probe (CUPTI durations after idle gaps: bench/kernel_basis_probe.py)
@@ -586,8 +587,10 @@ if want versions && [ -x "$B919" ]; then
   # and 9.19 (PyTorch's, $B919), then `dnnbench compare` by heuristic, engine and best plan, and
   # the HTML report of both.
   stage "cuDNN 9.14 vs 9.19 on a ResNet-50 / GEMM subset: compare and report"
+  # VERSIONS_EVERY=K: every K-th graph of graphs/workloads instead (the collection's diff).
   V=()
-  for g in graphs/perf/resnet50/rn50_res2_1x1_64_256_fwd_n32_nhwc_fp16.json \
+  [ -n "${VERSIONS_EVERY:-}" ] && for g in $(wl_subset "$VERSIONS_EVERY" | tr ',' ' '); do V+=(-g "$g"); done
+  [ -n "${VERSIONS_EVERY:-}" ] || for g in graphs/perf/resnet50/rn50_res2_1x1_64_256_fwd_n32_nhwc_fp16.json \
            graphs/perf/resnet50/rn50_res2_3x3_64_64_fwd_n32_nhwc_fp16.json \
            graphs/perf/resnet50/rn50_res3_1x1_128_512_fwd_n32_nhwc_fp16.json \
            graphs/perf/resnet50/rn50_res4_3x3_256_256_fwd_n32_nhwc_fp16.json \
@@ -595,11 +598,11 @@ if want versions && [ -x "$B919" ]; then
            graphs/perf/gemm/bert_large_ffn_up_m4096_k1024_n4096_fp16.json; do
     [ -f "$g" ] && V+=(-g "$g")
   done
-  args=(--provider cudnn --max-engines 4 --max-time-ms 300 --save-samples --isolate none -q)
-  LD_LIBRARY_PATH="/tmp/dnnbench-prefix/usr/lib/x86_64-linux-gnu" timeout "$(cap 100)" "$B" run "${V[@]}" "${args[@]}" \
+  args=(--provider cudnn --max-engines "${VERSIONS_ENGINES:-4}" --max-time-ms 300 --save-samples --isolate none -q)
+  LD_LIBRARY_PATH="/tmp/dnnbench-prefix/usr/lib/x86_64-linux-gnu" timeout -s INT "$(cap "${VERSIONS_SECONDS:-100}")" "$B" run "${V[@]}" "${args[@]}" \
     -o "$OUT_DIR/cudnn914.json" > "$OUT_DIR/run914.log" 2>&1
   echo "9.14 run rc $?"
-  timeout "$(cap 100)" "$B919" run "${V[@]}" "${args[@]}" -o "$OUT_DIR/cudnn919.json" > "$OUT_DIR/run919.log" 2>&1
+  timeout -s INT "$(cap "${VERSIONS_SECONDS:-100}")" "$B919" run "${V[@]}" "${args[@]}" -o "$OUT_DIR/cudnn919.json" > "$OUT_DIR/run919.log" 2>&1
   echo "9.19 run rc $?"
   for by in heuristic engine best; do
     LD_LIBRARY_PATH="/tmp/dnnbench-prefix/usr/lib/x86_64-linux-gnu" "$B" compare "$OUT_DIR/cudnn914.json" "$OUT_DIR/cudnn919.json" --by $by --json "$OUT_DIR/compare-$by.json" \
