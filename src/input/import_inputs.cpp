@@ -64,6 +64,28 @@ void add_imported(GraphInputs& result, const std::string& part, SourceFormat for
   result.extraction_folders.push_back(std::move(folder));
 }
 
+// A manifest's entries with the names results give them: the first source, and the file too for
+// graphs whose first source is the same (a layer's forward and backward passes), so that results
+// and counts keep them apart.
+std::vector<std::pair<std::string, ManifestEntry>> named_entries(const std::vector<ManifestEntry>& entries) {
+  std::map<std::string, int> uses;
+  for (const auto& entry : entries) ++uses[entry.source];
+  std::vector<std::pair<std::string, ManifestEntry>> named;
+  for (const auto& entry : entries)
+    named.emplace_back(uses[entry.source] > 1
+                           ? fmt::format("{} ({})", entry.source, entry.file.stem().string())
+                           : entry.source,
+                       entry);
+  return named;
+}
+
+void add_entry(GraphInputs& result, const std::string& name, const ManifestEntry& entry, Counts& counts,
+               Models& models) {
+  result.inputs.push_back({name, entry.file, std::nullopt});
+  counts[name] += entry.count;
+  for (const auto& [model, count] : entry.models) models[name][model] += count;
+}
+
 bool add_manifest(GraphInputs& result, const fs::path& path, Counts& counts, Models& models) {
   std::optional<std::vector<ManifestEntry>> entries;
   try {
@@ -73,20 +95,43 @@ bool add_manifest(GraphInputs& result, const fs::path& path, Counts& counts, Mod
     return true;
   }
   if (!entries) return false;
-  // Graphs whose first source is the same (a layer's forward and backward passes) are named with
-  // their file too, so that results and counts keep them apart.
-  std::map<std::string, int> uses;
-  for (const auto& entry : *entries) ++uses[entry.source];
-  for (const auto& entry : *entries) {
-    const std::string name = uses[entry.source] > 1
-                                 ? fmt::format("{} ({})", entry.source, entry.file.stem().string())
-                                 : entry.source;
-    result.inputs.push_back({name, entry.file, std::nullopt});
-    counts[name] += entry.count;
-    for (const auto& [model, count] : entry.models) models[name][model] += count;
-  }
+  for (const auto& [name, entry] : named_entries(*entries)) add_entry(result, name, entry, counts, models);
   return true;
 }
+
+// A graph file named on its own that its folder's manifest lists (`-g` with some files of
+// graphs/workloads): it keeps the name, count and models the whole folder would give it, so a
+// subset of a collection still has its workload report. Manifests are read once per folder; one
+// that cannot be read leaves its files to be plain graph files.
+class ManifestLookup {
+ public:
+  const std::pair<std::string, ManifestEntry>* find(const fs::path& file) {
+    std::error_code ec;
+    const auto folder = fs::weakly_canonical(file, ec).parent_path();
+    if (ec) return nullptr;
+    auto it = by_folder_.find(folder);
+    if (it == by_folder_.end()) it = by_folder_.emplace(folder, read(folder)).first;
+    const auto at = it->second.find(fs::weakly_canonical(file, ec));
+    return ec || at == it->second.end() ? nullptr : &at->second;
+  }
+
+ private:
+  static std::map<fs::path, std::pair<std::string, ManifestEntry>> read(const fs::path& folder) {
+    std::map<fs::path, std::pair<std::string, ManifestEntry>> by_file;
+    std::error_code ec;
+    const auto path = folder / std::string(kManifestFileName);
+    if (!fs::is_regular_file(path, ec)) return by_file;
+    try {
+      if (const auto entries = read_manifest(path))
+        for (auto& named : named_entries(*entries))
+          by_file.emplace(fs::weakly_canonical(named.second.file, ec), std::move(named));
+    } catch (const std::exception&) {  // not a manifest of ours: its files are plain graphs
+    }
+    return by_file;
+  }
+
+  std::map<fs::path, std::map<fs::path, std::pair<std::string, ManifestEntry>>> by_folder_;
+};
 
 }  // namespace
 
@@ -95,6 +140,7 @@ GraphInputs expand_inputs(const std::vector<std::string>& arguments, const Archi
   GraphInputs result;
   Counts counts;
   Models models;
+  ManifestLookup manifests;
   for (const auto& argument : arguments) {
     std::stringstream parts(argument);
     std::string part;
@@ -111,6 +157,11 @@ GraphInputs expand_inputs(const std::vector<std::string>& arguments, const Archi
         add_imported(result, part, *format, options, counts, models);
         continue;
       }
+      if (path.extension() == ".json" && fs::is_regular_file(path, ec))
+        if (const auto* listed = manifests.find(path)) {
+          add_entry(result, listed->first, listed->second, counts, models);
+          continue;
+        }
       append(result, expand_graph_inputs({part}, limits));
     }
   }

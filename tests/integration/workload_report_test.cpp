@@ -77,6 +77,24 @@ TEST(WorkloadReport, DryRunCountsGraphsAndModels) {
   EXPECT_NE(r.out.find("Workloads: 3 distinct graphs (7 layers) from 2 models"), std::string::npos) << r.out;
 }
 
+// Some files of a collection named on their own keep what the whole folder gives them (the
+// manifest's name, count and models), so a subset has its workload report too; a file no
+// manifest lists stays a plain graph.
+TEST(WorkloadReport, FilesOfACollectionNamedOnTheirOwnKeepTheirModels) {
+  TempDir dir;
+  const auto folder = write_collection(dir);
+  const auto plain = dir / "plain.json";
+  fs::copy_file(source_path("graphs/samples/pointwise_relu.json"), plain);
+  const auto r = run_cli({"run", "-g",
+                          (folder / "conv_fwd_2d_nhwc_fp32.json").string() + "," +
+                              (folder / "matmul_plain_fp32.json").string() + "," + plain.string(),
+                          "--dry-run", "--provider", "onednn"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Workloads: 2 distinct graphs (6 layers) from 2 models"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("would run  cnn:conv_fwd_2d_nhwc_fp32.json"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("would run  " + plain.string()), std::string::npos) << r.out;
+}
+
 TEST(WorkloadReport, WithoutOracleModelTimePerFamilyAndModel) {
   TempDir dir;
   const auto folder = write_collection(dir);
