@@ -108,16 +108,16 @@ int run_build_ahead_child(const std::vector<GraphInput>& inputs, const std::vect
       try {
         const auto rows =
             row_engines(provider->engines(*graph), options, provider->name(), scratch.content_hash);
-        for (const auto& engine : rows.selection.engines) {
-          if (!mine) break;
-          if (parent_done()) return 0;
-          try {
-            provider->build_ahead(*graph, engine);
-          } catch (const std::exception&) {  // the row builds it again and reports why
+        if (mine)
+          for (const auto& engine : rows.selection.engines) {
+            if (parent_done()) return 0;
+            try {
+              provider->build_ahead(*graph, engine);
+            } catch (const std::exception&) {  // the row builds it again and reports why
+            }
           }
-        }
+        if (!oracle_candidates) continue;
         for (const auto& engine : rows.selection.engines) {
-          if (!oracle_candidates) break;
           std::vector<PlanSpec> space;
           try {
             space = provider->plan_space(*graph, engine, SweepLimits{options.oracle.max_plans});

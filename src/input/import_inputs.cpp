@@ -107,12 +107,13 @@ class ManifestLookup {
  public:
   const std::pair<std::string, ManifestEntry>* find(const fs::path& file) {
     std::error_code ec;
-    const auto folder = fs::weakly_canonical(file, ec).parent_path();
+    const auto canonical = fs::weakly_canonical(file, ec);
     if (ec) return nullptr;
-    auto it = by_folder_.find(folder);
-    if (it == by_folder_.end()) it = by_folder_.emplace(folder, read(folder)).first;
-    const auto at = it->second.find(fs::weakly_canonical(file, ec));
-    return ec || at == it->second.end() ? nullptr : &at->second;
+    auto it = by_folder_.find(canonical.parent_path());
+    if (it == by_folder_.end())
+      it = by_folder_.emplace(canonical.parent_path(), read(canonical.parent_path())).first;
+    const auto at = it->second.find(canonical);
+    return at == it->second.end() ? nullptr : &at->second;
   }
 
  private:

@@ -1,5 +1,6 @@
 #include "session/graph_data.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 #include "measure/host_timer.hpp"
@@ -70,7 +71,14 @@ const Values& GraphData::reference(ReferenceKind kind) {
 const Values* GraphData::magnitude(ReferenceKind kind) {
   if (!magnitude_reference_applies(graph_)) return nullptr;
   auto& cached = magnitude_[static_cast<int>(kind)];
-  if (!cached) cached = compute_reference(kind, true);
+  if (!cached) {
+    // Only the outputs are compared: the inputs' and intermediates' copies (fp64, perf-sized) go.
+    cached = compute_reference(kind, true);
+    const auto outputs = graph_.output_uids();
+    std::erase_if(*cached, [&](const auto& kv) {
+      return std::find(outputs.begin(), outputs.end(), kv.first) == outputs.end();
+    });
+  }
   return &*cached;
 }
 

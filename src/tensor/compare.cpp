@@ -104,10 +104,7 @@ Tolerance componentwise_tolerance(Tolerance base, DataType output_type, std::int
 
 Tolerance reduced_precision_tolerance(Tolerance base, DataType output_type, std::int64_t reduction_length) {
   // fp16's unit roundoff also for wider outputs of a reduced-precision sum.
-  const double u =
-      output_type == DataType::bf16 || output_type == DataType::fp8_e4m3 || output_type == DataType::fp8_e5m2
-          ? unit_roundoff(output_type)
-          : unit_roundoff(DataType::f16);
+  const double u = std::max(unit_roundoff(output_type), unit_roundoff(DataType::f16));
   const double n = static_cast<double>(std::max<std::int64_t>(reduction_length, 1));
   base.max_norm_rel = std::min(0.5, std::max(base.rtol, 2.0 * u * std::sqrt(n)));
   base.basis += fmt::format(", reduced-precision reduction (engine note): judged on norm_rel <= {:.2e}",

@@ -112,8 +112,7 @@ int plan_count() {
 }
 
 // Whether `folder` holds a marker of plan `plan` of `graph` (<graph>.<plan>.<pid>).
-bool built_ahead(const std::filesystem::path& folder, const std::string& graph,
-                 const std::string& plan = "ok") {
+bool built_ahead(const std::filesystem::path& folder, const std::string& graph, const std::string& plan) {
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(folder, ec))
     if (entry.path().filename().string().starts_with(graph + "." + plan + ".")) return true;
@@ -159,10 +158,9 @@ class CrashtestProvider final : public Provider {
     // Like a compile that another process holds: the heuristic plan waits for build_ahead's
     // marker, an oracle candidate (a plan with knobs) for build_plan_ahead's.
     if (const auto folder = build_ahead_folder(); !folder.empty() && spec.engine_id == "ok") {
-      const bool candidate = !spec.knobs.empty();
-      const auto where = candidate ? folder / "plans" : folder;
-      const auto plan = candidate ? spec.name() : std::string("ok");
-      for (int waited_ms = 0; waited_ms < 20'000 && !built_ahead(where, graph.name, plan); waited_ms += 10)
+      const auto where = spec.knobs.empty() ? folder : folder / "plans";
+      for (int waited_ms = 0; waited_ms < 20'000 && !built_ahead(where, graph.name, spec.name());
+           waited_ms += 10)
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     // One line per row on stderr: what an isolated child's stderr tail shows (the tests check that
