@@ -90,6 +90,8 @@ def main():
     ap.add_argument("--calls", type=int, default=1000)  # dnnbench's batch for these rows
     ap.add_argument("--replays", type=int, default=50)
     ap.add_argument("--json")
+    # dnnbench's default --fill normal draws N(0, 0.5^2) (src/tensor/fill.cpp): the same here.
+    ap.add_argument("--sigma", type=float, default=0.5)
     # torch.matmul goes through cuBLAS by default; cublaslt makes it call cuBLASLt, as dnnbench's
     # cublaslt provider does: the same kernels, launched by the other library's path.
     ap.add_argument("--blas", choices=("default", "cublas", "cublaslt"), default="default")
@@ -101,7 +103,7 @@ def main():
     out = {"blas": str(torch.backends.cuda.preferred_blas_library()), "graphs": {}}
     for path in args.graphs:
         spec = tp.problem_spec(path)
-        fn = tp.build_call(torch, spec, fill="normal")
+        fn = tp.build_call(torch, spec, fill="normal", sigma=args.sigma)
         run, method, graph = capture(torch, fn, args.calls)
         for _ in range(20):
             run()

@@ -139,14 +139,15 @@ def problem_spec(path):
 # ---------------------------------------------------------------------------------------------
 # Specs -> PyTorch calls
 
-def make_tensor(torch, t, gen, fill="uniform"):
+def make_tensor(torch, t, gen, fill="uniform", sigma=1.0):
     """A device tensor with the graph tensor's dims, strides and dtype. `uniform`: U(-1, 1) drawn
     in fp32 by `gen` (the old scripts' CPU generator); `normal`: N(0, 1) drawn in fp32 on `gen`'s
-    device and rounded to the dtype, as torch.randn(...).to(dtype) gives."""
+    device and rounded to the dtype, as torch.randn(...).to(dtype) gives (`sigma` scales it: 0.5 is
+    dnnbench's default `--fill normal`, N(0, 0.5^2))."""
     dtype = getattr(torch, DTYPES[t["data_type"]])
     x = torch.empty_strided(t["dims"], t["strides"], dtype=dtype, device="cuda")
     if fill == "normal":
-        src = torch.randn(t["dims"], dtype=torch.float32, generator=gen, device=gen.device)
+        src = sigma * torch.randn(t["dims"], dtype=torch.float32, generator=gen, device=gen.device)
     elif fill == "uniform":
         src = torch.empty(t["dims"], dtype=torch.float32, device=gen.device).uniform_(-1, 1, generator=gen)
     else:
@@ -155,17 +156,17 @@ def make_tensor(torch, t, gen, fill="uniform"):
     return x
 
 
-def build_call(torch, spec, fill="normal", seed=42, sdpa_backend="cudnn", gen=None):
+def build_call(torch, spec, fill="normal", seed=42, sdpa_backend="cudnn", gen=None, sigma=1.0):
     """A zero-argument callable running the spec's problem through PyTorch's own call."""
     if gen is None:
         gen = torch.Generator(device="cuda" if fill == "normal" else "cpu").manual_seed(seed)
     ts = spec["tensors"]
     if spec["kind"] == "matmul":
-        a, b = make_tensor(torch, ts["a"], gen, fill), make_tensor(torch, ts["b"], gen, fill)
+        a, b = make_tensor(torch, ts["a"], gen, fill, sigma), make_tensor(torch, ts["b"], gen, fill, sigma)
         return lambda: torch.matmul(a, b)
     if spec["kind"] == "conv":
         r0, r1, _ = spec["roles"]
-        t0, t1 = make_tensor(torch, ts[r0], gen, fill), make_tensor(torch, ts[r1], gen, fill)
+        t0, t1 = make_tensor(torch, ts[r0], gen, fill, sigma), make_tensor(torch, ts[r1], gen, fill, sigma)
         stride, padding, dilation, groups = spec["stride"], spec["padding"], spec["dilation"], spec["groups"]
         zeros = [0] * len(stride)
         if spec["direction"] == "fwd":
@@ -176,15 +177,15 @@ def build_call(torch, spec, fill="normal", seed=42, sdpa_backend="cudnn", gen=No
             return lambda: conv(t0, t1, None, stride, padding, dilation, groups)
         back = torch.ops.aten.convolution_backward
         if spec["direction"] == "bwd_data":
-            x_like = make_tensor(torch, spec["x"], gen, fill)  # only its shape and layout matter
+            x_like = make_tensor(torch, spec["x"], gen, fill, sigma)  # only its shape and layout matter
             return lambda: back(t0, x_like, t1, None, stride, padding, dilation, False, zeros, groups,
                                 [True, False, False])
-        w_like = make_tensor(torch, spec["w"], gen, fill)
+        w_like = make_tensor(torch, spec["w"], gen, fill, sigma)
         return lambda: back(t1, t0, w_like, None, stride, padding, dilation, False, zeros, groups,
                             [False, True, False])
     if spec["kind"] in ("sdpa_fwd", "sdpa_bwd"):
         from torch.nn.attention import SDPBackend, sdpa_kernel
-        q, k, v = (make_tensor(torch, ts[r], gen, fill) for r in ("q", "k", "v"))
+        q, k, v = (make_tensor(torch, ts[r], gen, fill, sigma) for r in ("q", "k", "v"))
         kwargs = {"is_causal": spec["causal"], "scale": spec["scale"], "enable_gqa": spec["gqa"]}
         chosen = {"cudnn": SDPBackend.CUDNN_ATTENTION, "flash": SDPBackend.FLASH_ATTENTION}[sdpa_backend]
         sdpa = torch.nn.functional.scaled_dot_product_attention
