@@ -248,16 +248,20 @@ std::optional<OracleResult> oracle_from_json(const json& o) {
     check.note = get_opt<std::string>(c, "note");
     out.other_regime = check;
   }
-  for (const auto& c : at(o, "candidates"))
+  for (const auto& c : at(o, "candidates")) {
+    const bool finalist = get_if_present<bool>(c, "finalist").value_or(false);
     out.candidates.push_back(
         {get<std::string>(c, "plan_name"), get<bool>(c, "measured"),
          c.contains("knobs") ? knob_list_from_json(c["knobs"]) : decltype(OracleCandidate::knobs){},
          get_opt<double>(c, "median_ms"), get_opt<std::string>(c, "error"),
          get_if_present<double>(c, "screen_median_ms"),
-         get_if_present<bool>(c, "screened_out").value_or(false),
-         get_if_present<bool>(c, "finalist").value_or(false)});
-  // Results written before the two-rung sweep have neither (nor the time split).
+         get_if_present<bool>(c, "screened_out").value_or(false), finalist,
+         // Two-rung results: their finalists were measured fully.
+         get_if_present<bool>(c, "leader").value_or(finalist)});
+  }
+  // Results written before the rungs have none of these (nor the time split).
   out.screened_out = get_if_present<std::int64_t>(o, "screened_out").value_or(0);
+  out.narrowed_out = get_if_present<std::int64_t>(o, "narrowed_out").value_or(0);
   if (const auto& t = at_or_null(o, "time_split_ms"); !t.is_null())
     out.time_split = {num(t, "build"),  num(t, "screen"),      num(t, "final"),
                       num(t, "paired"), num(t, "replication"), num(t, "other_regime")};

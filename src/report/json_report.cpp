@@ -252,7 +252,8 @@ json oracle_to_json(const std::optional<OracleResult>& o) {
                           {"error", opt(c.error)},
                           {"screen_median_ms", opt(c.screen_median_ms)},
                           {"screened_out", c.screened_out},
-                          {"finalist", c.finalist}});
+                          {"finalist", c.finalist},
+                          {"leader", c.leader}});
   const auto& t = o->time_split;
   return {{"search", o->search},
           {"verdict", o->verdict},
@@ -265,6 +266,7 @@ json oracle_to_json(const std::optional<OracleResult>& o) {
           {"budget_exhausted", o->budget_exhausted},
           {"sweep_time_ms", o->sweep_time_ms},
           {"screened_out", o->screened_out},
+          {"narrowed_out", o->narrowed_out},
           {"time_split_ms",
            {{"build", t.build_ms},
             {"screen", t.screen_ms},

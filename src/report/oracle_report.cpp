@@ -42,13 +42,18 @@ void print_oracle_details(std::ostream& out, const RowResult& r) {
       o.rank_of_heuristic_plan ? std::to_string(*o.rank_of_heuristic_plan) : "-", o.candidates_benchmarked,
       o.candidates_total, o.candidates_failed, o.budget_exhausted ? ", budget exhausted" : "",
       o.sweep_time_ms);
-  if (o.screened_out > 0)
-    fmt::print(out, "      two rungs: {} screened out after a few executions, {} finalists measured fully\n",
-               o.screened_out, o.candidates_benchmarked - o.screened_out);
+  if (o.screened_out > 0 || o.narrowed_out > 0)
+    fmt::print(
+        out,
+        "      rungs: {} screened out after a few short batches, {} finalists timed briefly, {} leaders "
+        "measured fully\n",
+        o.screened_out, o.candidates_benchmarked - o.screened_out,
+        o.candidates_benchmarked - o.screened_out - o.narrowed_out);
   for (const auto& c : o.candidates)
     fmt::print(out, "      {:<40} {}\n", c.plan_name,
                !c.measured      ? "failed: " + c.error.value_or("?")
                : c.screened_out ? fmt::format("{:.4f} ms (screened out)", c.median_ms.value_or(0))
+               : !c.leader      ? fmt::format("{:.4f} ms (finalist, timed briefly)", c.median_ms.value_or(0))
                                 : fmt::format("{:.4f} ms", c.median_ms.value_or(0)));
   if (r.oracle_delta) {
     const auto& d = *r.oracle_delta;

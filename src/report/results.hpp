@@ -115,10 +115,13 @@ struct OracleCandidate {
   std::vector<std::pair<std::string, std::string>> knobs;
   std::optional<double> median_ms;   // primary figure (kernel time where there is one)
   std::optional<std::string> error;  // why it failed to build or run
-  // Two-rung sweeps (a plan space larger than its finalists): the screening median; a plan
-  // screened out keeps it as its median_ms, a finalist's median_ms is its full measurement.
+  // The sweep's rungs (docs/oracle.md): in a space larger than its finalists, the screening
+  // median. median_ms is the last rung's: the screening's for a plan screened out, the brief
+  // timing's for a finalist that was not a leader, the full measurement's for a leader.
   std::optional<double> screen_median_ms;
-  bool screened_out = false, finalist = false;
+  bool screened_out = false;
+  bool finalist = false;  // timed in the second rung, in the regime's own batches
+  bool leader = false;    // measured to the sweep's precision; the winner is one of these
 };
 
 // A paired, interleaved comparison of a baseline plan with another plan.
@@ -158,6 +161,7 @@ struct OracleResult {
   bool budget_exhausted = false;  // --oracle-max-plans / --oracle-max-seconds stopped the sweep
   double sweep_time_ms = 0;
   std::int64_t screened_out = 0;  // candidates the sweep's first rung left out of its second
+  std::int64_t narrowed_out = 0;  // finalists the second rung left out of the full measurement
   // Where the oracle's time went, in wall milliseconds: building the candidates' plans, screening
   // them (the first rung, or the whole sweep in one rung), the finalists' full measurement, the
   // paired re-timing with the winner's validation, its replication, --oracle-regimes both.

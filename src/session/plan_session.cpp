@@ -44,9 +44,9 @@ class HostLlcFlusher final : public CacheFlusher {
   HostCacheFlusher flusher_;
 };
 
-std::int64_t batch_for(double single_ms) {
-  return single_ms > 0 ? std::clamp<std::int64_t>(
-                             static_cast<std::int64_t>(std::ceil(kTargetBatchMs / single_ms)), 1, kMaxBatch)
+std::int64_t batch_for(double single_ms, double target_ms) {
+  return single_ms > 0 ? std::clamp<std::int64_t>(static_cast<std::int64_t>(std::ceil(target_ms / single_ms)),
+                                                  1, kMaxBatch)
                        : kMaxBatch;
 }
 
@@ -322,6 +322,25 @@ void PlanSession::set_measure_options(const MeasureOptions& options) {
   if (single_execution_samples()) batch_ = 1;
 }
 
+void PlanSession::set_batch_target_ms(double ms) {
+  const double was = batch_target_ms_;
+  batch_target_ms_ = ms > 0 ? ms : kTargetBatchMs;
+  // A batch already sized automatically is re-sized in proportion (its executions' time is
+  // known from it); a forced or single-execution batch stays. The warm-up's steady samples, of
+  // the old batch, are not reused.
+  if (batch_ > 0 && !measure_options_.batch && !single_execution_samples() && batch_target_ms_ != was) {
+    batch_ = std::clamp<std::int64_t>(
+        static_cast<std::int64_t>(std::llround(static_cast<double>(batch_) * batch_target_ms_ / was)), 1,
+        kMaxBatch);
+    steady_samples_.clear();
+    steady_readings_.clear();
+  }
+}
+
+double PlanSession::default_batch_target_ms() {
+  return kTargetBatchMs;
+}
+
 bool PlanSession::single_execution_samples() const {
   return measure_options_.cache_mode == CacheMode::cold || measure_options_.latency;
 }
@@ -346,7 +365,7 @@ void PlanSession::warm_up_until_steady(std::int64_t min_executions) {
   // of the --warmup executions, since a first one loads modules; 10% over the target, since its
   // host time holds the launch and the synchronization (a batch of 2 chosen after the warm-up
   // would discard the steady samples).
-  if (batch_ == 0 && kernel_timer_ && !single_execution_samples() && fastest_ms >= 1.1 * kTargetBatchMs)
+  if (batch_ == 0 && kernel_timer_ && !single_execution_samples() && fastest_ms >= 1.1 * batch_target_ms_)
     batch_ = 1;
   // --warmup-max-ms caps the search's wall time, not only the time inside its samples: a cold
   // sample's flush, a latency sample's idle gap and the host's synchronization all count. No
@@ -401,7 +420,7 @@ void PlanSession::warm_up_until_steady(std::int64_t min_executions) {
     for (auto it = recent.end() - std::min<std::ptrdiff_t>(5, static_cast<std::ptrdiff_t>(recent.size()));
          it != recent.end(); ++it)
       tail.push_back(it->kernel_ms);
-    const auto warm_batch = batch_for(summarize(tail).median);
+    const auto warm_batch = batch_for(summarize(tail).median, batch_target_ms_);
     // 1.5x either way: batches within that last about the same (5-15 ms), which is all the
     // batch size is for; a change would discard the steady samples.
     if (warm_batch * 2 > batch_ * 3 || warm_batch * 3 < batch_ * 2) {
@@ -425,7 +444,7 @@ std::int64_t PlanSession::batch() {
   kernel_timer_->stop();
   if (gate) gate->release();
   stream_.synchronize();
-  batch_ = batch_for(kernel_timer_->elapsed_ms() / static_cast<double>(kProbe));
+  batch_ = batch_for(kernel_timer_->elapsed_ms() / static_cast<double>(kProbe), batch_target_ms_);
   return batch_;
 }
 

@@ -85,6 +85,12 @@ class PlanSession {
     measure_options_.regime = regime;
     pacing_on_ = regime == Regime::paced;
   }
+  // The device time a batch of back-to-back executions aims at (default_batch_target_ms(), 10 ms:
+  // long enough that the gaps between samples do not move the clock at the power cap). The
+  // oracle's screening ranks a plan space with shorter batches (tune/oracle.cpp). A batch
+  // already chosen is re-sized in proportion.
+  void set_batch_target_ms(double ms);
+  static double default_batch_target_ms();
   PlanSession(const PlanSession&) = delete;
   PlanSession& operator=(const PlanSession&) = delete;
 
@@ -168,6 +174,7 @@ class PlanSession {
   std::unique_ptr<PlanBuffers> buffers_;
   std::unique_ptr<KernelTimer> kernel_timer_;
   std::int64_t batch_ = 0;  // 0: not chosen yet
+  double batch_target_ms_ = default_batch_target_ms();
   double build_ms_ = 0, bind_ms_ = 0;
   bool tf32_math_ = false, winograd_ = false, reduced_precision_ = false;
   MeasureOptions measure_options_;

@@ -27,9 +27,10 @@ struct SweepEntry {
 // Builds, warms and briefly measures one candidate; failures are recorded, never thrown.
 SweepEntry sweep_one(GraphData& data, Provider& provider, Stream& stream, const PlanSpec& spec,
                      const RunOptions& options) {
-  SweepEntry e{spec,
-               {spec.name(), false, knob_pairs(spec), std::nullopt, std::nullopt, std::nullopt, false, false},
-               {}};
+  SweepEntry e{
+      spec,
+      {spec.name(), false, knob_pairs(spec), std::nullopt, std::nullopt, std::nullopt, false, false, false},
+      {}};
   try {
     PlanSession session(data, provider, stream, spec);
     session.set_regime(options.measure.regime);
@@ -45,23 +46,43 @@ SweepEntry sweep_one(GraphData& data, Provider& provider, Stream& stream, const 
   return e;
 }
 
-// The sweep in two rungs (successive halving): every candidate is built, warmed and screened
-// with a few executions; only the fastest few (kFinalistsMin..kFinalistsMax, a quarter of the
-// space) and the heuristic plan go on to the sweep's full measurement, on the plan instance they
-// were screened with (built once). Most of a large plan space is several times slower than its
-// best plans, which a handful of executions shows; the full measurement is spent where ranks are
-// close. A space no larger than the finalists is measured in one rung.
+// The sweep in up to three rungs (successive halving), each on the plan instances built for the
+// first (built once):
+//  1. screening: every candidate built, warmed and timed with a few short batches
+//     (kScreenBatchMs); ranks, not figures. Most of a large plan space is several times slower
+//     than its best plans, which a millisecond of executions shows.
+//  2. finalists: the fastest few (kFinalistsMin..kFinalistsMax, a quarter of the space) and the
+//     heuristic plan, timed briefly in the regime's own batches (finalist_limits).
+//  3. leaders: the kLeaders fastest finalists and the heuristic plan, measured to the sweep's
+//     precision; the winner is chosen among them.
+// A space no larger than the finalists skips the screening; one no larger than the leaders is
+// measured fully in one rung. The full measurement is spent where ranks are close.
 constexpr std::size_t kFinalistsMin = 3;
 constexpr std::size_t kFinalistsMax = 8;
+constexpr std::size_t kLeaders = 2;
 
 std::size_t finalist_count(std::size_t space) {
   return std::clamp<std::size_t>((space + 3) / 4, kFinalistsMin, kFinalistsMax);
 }
 
-// Screening: 3 to 20 executions, an eighth of the sweep's time cap; ranks, not figures.
+// Screening batches: 1 ms of back-to-back executions, not the regime's 10 ms. Under the H200's
+// power cap the gaps between such batches let the clock rise a little, which moves every plan's
+// figure the same way and so ranks them alike (bench/RESULTS.md, session 15); the finalists and
+// leaders are timed in the regime's own batches. A ten times shorter batch is also a ten times
+// shorter CUDA graph to capture per candidate.
+constexpr double kScreenBatchMs = 1.0;
+
+// Screening: 3 to 20 short batches, an eighth of the sweep's time cap.
 AdaptiveLimits screen_limits(const AdaptiveLimits& sweep) {
   return {std::max(sweep.target_ci_rel, 0.05), 3, std::min(sweep.min_time_ms, 2.0), 20,
           std::max(1.0, sweep.max_time_ms / 8)};
+}
+
+// Finalists: 3 to 20 of the regime's batches, a quarter of the sweep's time cap; enough to pick
+// the leaders, whose figures the full measurement then gives.
+AdaptiveLimits finalist_limits(const AdaptiveLimits& sweep) {
+  return {std::max(sweep.target_ci_rel, 0.03), 3, std::min(sweep.min_time_ms, 10.0), 20,
+          std::max(1.0, sweep.max_time_ms / 4)};
 }
 
 // A plan instance kept between the rungs.
@@ -71,6 +92,13 @@ struct Contender {
   std::unique_ptr<PlanSession> session;
   Stats stats;  // the latest rung's
 };
+
+// The slowest contender by its latest rung's median, never the heuristic plan (first).
+std::vector<Contender>::iterator slowest_after_heuristic(std::vector<Contender>& alive) {
+  return std::max_element(alive.begin() + 1, alive.end(), [](const Contender& x, const Contender& y) {
+    return x.stats.median < y.stats.median;
+  });
+}
 
 // Instances of one plan on the H200 differed by up to 0.18 us per execution on 1.5-8 us kernels
 // (the A/A over graphs/samples, bench/RESULTS.md, session 11): 6% of a 1.5 us kernel, beyond what
@@ -230,10 +258,21 @@ void run_oracle(GraphData& data, Provider& provider, Stream& stream, const Engin
     }
     o.candidates_total = static_cast<std::int64_t>(space.size());
 
-    const bool two_rungs = space.size() > finalist_count(space.size()) + 1;
-    const auto first_rung = two_rungs ? screen_limits(options.oracle.sweep) : options.oracle.sweep;
-    std::vector<Contender> alive;  // the heuristic plan (first) and the fastest screened so far
-    std::vector<double> screened_out_medians;
+    // Rungs (see finalist_count): which this space takes.
+    const bool screened = space.size() > finalist_count(space.size()) + 1;
+    const bool narrowed = std::min(space.size(), finalist_count(space.size()) + 1) > kLeaders + 1;
+    const auto first_rung = screened   ? screen_limits(options.oracle.sweep)
+                            : narrowed ? finalist_limits(options.oracle.sweep)
+                                       : options.oracle.sweep;
+    const double first_batch_ms = screened ? kScreenBatchMs : PlanSession::default_batch_target_ms();
+    std::vector<Contender> alive;  // the heuristic plan (first) and the fastest so far
+    // The medians of plans a rung left behind, beside the heuristic plan's in that rung: its rank
+    // counts those that were faster than it there.
+    std::int64_t ahead_of_heuristic = 0;
+    const auto drop = [&](std::vector<Contender>::iterator it) {
+      if (it->stats.median < alive.front().stats.median) ++ahead_of_heuristic;
+      alive.erase(it);
+    };
     for (std::size_t i = 0; i < space.size(); ++i) {
       // The heuristic plan (first) is always measured: the budget bounds the search around it.
       if (i > 0 && (static_cast<int>(i) >= options.oracle.max_plans ||
@@ -243,20 +282,23 @@ void run_oracle(GraphData& data, Provider& provider, Stream& stream, const Engin
       }
       OracleCandidate candidate{space[i].name(), false,        knob_pairs(space[i]),
                                 std::nullopt,    std::nullopt, std::nullopt,
-                                false,           false};
+                                false,           false,        false};
       try {
         HostTimer build_timer;
         auto session = std::make_unique<PlanSession>(data, provider, stream, space[i]);
         o.time_split.build_ms += build_timer.elapsed_ms();
         HostTimer measure_timer;
         session->set_regime(options.measure.regime);
+        session->set_batch_target_ms(first_batch_ms);
         session->warm_up(std::max<std::int64_t>(1, options.warmup));
         AdaptiveMedianRule rule(first_rung);
         const auto stats = session->measure(rule, false).primary();
         o.time_split.screen_ms += measure_timer.elapsed_ms();
         candidate.measured = true;
         candidate.median_ms = stats.median;
-        if (two_rungs) candidate.screen_median_ms = stats.median;
+        if (screened) candidate.screen_median_ms = stats.median;
+        candidate.finalist = !screened && narrowed;
+        candidate.leader = !screened && !narrowed;
         alive.push_back({space[i], o.candidates.size(), std::move(session), stats});
       } catch (const std::exception& ex) {
         candidate.error = describe_exception(ex);
@@ -264,41 +306,51 @@ void run_oracle(GraphData& data, Provider& provider, Stream& stream, const Engin
       }
       o.candidates.push_back(std::move(candidate));
       // Past the finalists, the slowest screened plan (never the heuristic's) lets its instance go.
-      if (two_rungs && alive.size() > finalist_count(space.size()) + 1) {
-        const auto slowest =
-            std::max_element(alive.begin() + 1, alive.end(),
-                             [](const auto& x, const auto& y) { return x.stats.median < y.stats.median; });
+      if (screened && alive.size() > finalist_count(space.size()) + 1) {
+        const auto slowest = slowest_after_heuristic(alive);
         o.candidates[slowest->candidate].screened_out = true;
-        screened_out_medians.push_back(slowest->stats.median);
-        alive.erase(slowest);
+        ++o.screened_out;
+        drop(slowest);
       }
     }
-    o.candidates_benchmarked = static_cast<std::int64_t>(alive.size() + screened_out_medians.size());
+    const auto benchmarked = static_cast<std::int64_t>(o.candidates.size()) - o.candidates_failed;
+    o.candidates_benchmarked = benchmarked;
     if (alive.empty() || alive.front().spec.name() != heuristic.name())
       throw std::runtime_error("the heuristic plan failed in the sweep: " +
                                (o.candidates.empty()
                                     ? std::string("the sweep budget ran out before it")
                                     : o.candidates.front().error.value_or("no measurement")));
-    // Second rung: the finalists measured to the sweep's precision, on their screened instances.
-    if (two_rungs) {
-      HostTimer final_timer;
+    HostTimer final_timer;
+    // Second rung: the finalists timed briefly in the regime's own batches.
+    if (screened) {
       for (auto& c : alive) {
-        AdaptiveMedianRule rule(options.oracle.sweep);
+        c.session->set_batch_target_ms(PlanSession::default_batch_target_ms());
+        AdaptiveMedianRule rule(finalist_limits(options.oracle.sweep));
         c.stats = c.session->measure(rule, false).primary();
         o.candidates[c.candidate].median_ms = c.stats.median;
         o.candidates[c.candidate].finalist = true;
       }
-      o.time_split.final_ms = final_timer.elapsed_ms();
     }
-    o.screened_out = static_cast<std::int64_t>(screened_out_medians.size());
+    // Third rung: the leaders (and the heuristic plan) measured to the sweep's precision.
+    if (narrowed) {
+      while (alive.size() > kLeaders + 1) {
+        drop(slowest_after_heuristic(alive));
+        ++o.narrowed_out;
+      }
+      for (auto& c : alive) {
+        AdaptiveMedianRule rule(options.oracle.sweep);
+        c.stats = c.session->measure(rule, false).primary();
+        o.candidates[c.candidate].median_ms = c.stats.median;
+        o.candidates[c.candidate].leader = true;
+      }
+    }
+    if (screened || narrowed) o.time_split.final_ms = final_timer.elapsed_ms();
     o.sweep_time_ms = sweep_timer.elapsed_ms();
     std::vector<SweepEntry> measured;
     for (auto& c : alive) {
       const auto& cand = o.candidates[c.candidate];
       measured.push_back({c.spec, cand, c.stats});
     }
-    const double heuristic_screen = alive.front().stats.median;
-    const auto heuristic_screened = o.candidates[alive.front().candidate].screen_median_ms;
     alive.clear();  // every instance released before the paired re-timing builds fresh ones
 
     // Rank by median; the heuristic plan is measured[0] before sorting.
@@ -308,12 +360,7 @@ void run_oracle(GraphData& data, Provider& provider, Stream& stream, const Engin
     });
     for (std::size_t i = 0; i < measured.size(); ++i)
       if (measured[i].spec.name() == heuristic.name())
-        o.rank_of_heuristic_plan = static_cast<std::int64_t>(i + 1);
-    // Plans screened out ahead of the heuristic plan (it is always a finalist) rank before it too.
-    if (o.rank_of_heuristic_plan)
-      *o.rank_of_heuristic_plan +=
-          std::count_if(screened_out_medians.begin(), screened_out_medians.end(),
-                        [&](double m) { return m < heuristic_screened.value_or(heuristic_screen); });
+        o.rank_of_heuristic_plan = static_cast<std::int64_t>(i + 1) + ahead_of_heuristic;
     const SweepEntry* winner = &measured.front();
     // A winner whose median sits inside the heuristic plan's noise is a tie: keep the heuristic.
     if (winner->spec.name() != heuristic.name() && winner->stats.median_ci_hi >= heuristic_stats.median_ci_lo)

@@ -2,6 +2,7 @@
 // calibration, on the reference provider (always built, host-timed).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 
@@ -11,6 +12,7 @@
 #include "providers/registry.hpp"
 #include "run/row_runner.hpp"
 #include "session/graph_data.hpp"
+#include "session/plan_session.hpp"
 
 namespace dnnbench {
 namespace {
@@ -177,6 +179,34 @@ TEST(MeasurementModes, PerExecutionEventsTimeEachExecutionOfTheBatch) {
   EXPECT_EQ(row.gpu_kernel_stats->n, 5);
   // 5 samples x 4 executions, each between its own timer pair (plus whatever else the row timed).
   EXPECT_GE(stream.starts(), 20);
+}
+
+// The oracle screens with shorter batches (tune/oracle.cpp): a batch already sized for one target
+// is re-sized in proportion for another, and a forced --batch stays what it is.
+TEST(MeasurementModes, BatchTargetResizesTheChosenBatchInProportion) {
+  auto provider = make_provider("reference");
+  TimedHostStream stream(provider->make_stream());
+  const auto graph = relu_graph();
+  GraphData data(graph, 1);
+  const auto spec = provider->heuristic_plan(graph, provider->engines(graph).at(0));
+  PlanSession session(data, *provider, stream, spec);
+  session.set_batch_target_ms(1.0);
+  session.warm_up(1);
+  FixedCountRule short_rule(2);
+  const auto short_batch = session.measure(short_rule, false).timing.batch;
+  ASSERT_GE(short_batch, 1);
+  session.set_batch_target_ms(PlanSession::default_batch_target_ms());
+  FixedCountRule long_rule(2);
+  const auto long_batch = session.measure(long_rule, false).timing.batch;
+  EXPECT_EQ(long_batch, std::min<std::int64_t>(1000, short_batch * 10)) << "1 ms -> 10 ms";
+
+  PlanSession forced(data, *provider, stream, spec);
+  MeasureOptions measure;
+  measure.batch = 3;
+  forced.set_measure_options(measure);
+  forced.set_batch_target_ms(1.0);
+  FixedCountRule rule(2);
+  EXPECT_EQ(forced.measure(rule, false).timing.batch, 3);
 }
 
 TEST(MeasurementModes, PerExecutionEventsIsIgnoredWithoutADeviceTimer) {

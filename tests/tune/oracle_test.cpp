@@ -318,10 +318,11 @@ TEST(Oracle, BudgetBoundsTheSearchButTheHeuristicPlanIsAlwaysMeasured) {
   EXPECT_EQ(row.oracle->verdict, "heuristic-best");
 }
 
-// A large plan space is swept in two rungs: every plan is built once and screened with a few
-// executions; only the fastest quarter (3 to 8) and the heuristic plan are measured fully, on the
-// instances they were screened with. The winner here sits late in the space, among slow plans.
-TEST(Oracle, LargePlanSpaceIsScreenedAndOnlyItsFinalistsAreMeasuredFully) {
+// A large plan space is swept in three rungs: every plan is built once and screened with a few
+// short batches; the fastest quarter (3 to 8) and the heuristic plan are timed briefly, and only
+// the two fastest of those and the heuristic plan are measured fully, all on the instances they
+// were screened with. The winner here sits late in the space, among slow plans.
+TEST(Oracle, LargePlanSpaceIsScreenedAndOnlyItsLeadersAreMeasuredFully) {
   FakeProvider p;
   p.plans = {{"heuristic", {300}}};
   for (int i = 0; i < 14; ++i) p.plans.push_back({"slow" + std::to_string(i), {900}});
@@ -334,20 +335,26 @@ TEST(Oracle, LargePlanSpaceIsScreenedAndOnlyItsFinalistsAreMeasuredFully) {
   EXPECT_EQ(o.screened_out, 11) << "16 plans: 4 finalists and the heuristic plan go on";
   EXPECT_EQ(o.plan_name, "e_p=best");
   EXPECT_EQ(o.rank_of_heuristic_plan, 2) << "the screened-out plans were all slower";
-  int finalists = 0;
+  EXPECT_EQ(o.narrowed_out, 2) << "5 finalists: the 2 fastest and the heuristic plan go on";
+  int finalists = 0, leaders = 0;
   for (const auto& c : o.candidates) {
     ASSERT_TRUE(c.measured) << c.plan_name;
     ASSERT_TRUE(c.screen_median_ms) << c.plan_name;
     EXPECT_NE(c.screened_out, c.finalist) << c.plan_name;
     finalists += c.finalist;
-    if (c.plan_name == "e_p=heuristic" || c.plan_name == "e_p=best") {
+    leaders += c.leader;
+    if (c.leader) {
       EXPECT_TRUE(c.finalist) << c.plan_name;
+    }
+    if (c.plan_name == "e_p=heuristic" || c.plan_name == "e_p=best") {
+      EXPECT_TRUE(c.leader) << c.plan_name;
     }
     if (c.screened_out) {
       EXPECT_EQ(c.median_ms, c.screen_median_ms) << c.plan_name;
     }
   }
   EXPECT_EQ(finalists, 5);
+  EXPECT_EQ(leaders, 3);
   // Each plan built once in the sweep (between plan_space and the paired re-timing); a screened-out
   // plan ran its warm-up and at most 20 screening executions.
   const auto sweep = index_of(p.log, "plan_space");
@@ -383,20 +390,43 @@ TEST(Oracle, ScreenedOutPlansFasterThanTheHeuristicPlanRankBeforeIt) {
   const auto row = run(p, oracle_options());
   ASSERT_TRUE(row.oracle) << row.oracle_error.value_or("");
   EXPECT_EQ(row.oracle->screened_out, 12 - 3 - 1);
-  EXPECT_EQ(row.oracle->rank_of_heuristic_plan, 12);
-  EXPECT_TRUE(row.oracle->candidates.front().finalist);
+  EXPECT_EQ(row.oracle->narrowed_out, 1);
+  EXPECT_EQ(row.oracle->rank_of_heuristic_plan, 12) << "11 faster: 2 leaders, 1 finalist, 8 screened out";
+  EXPECT_TRUE(row.oracle->candidates.front().leader);
 }
 
-// A space no larger than its finalists is measured in one rung, as before.
-TEST(Oracle, SmallPlanSpaceIsMeasuredInOneRung) {
+// A space no larger than its finalists skips the screening: every plan is timed briefly, and the
+// two fastest and the heuristic plan are measured fully.
+TEST(Oracle, MidSizedPlanSpaceSkipsTheScreening) {
   FakeProvider p;
   p.plans = {{"a", {300}}, {"b", {200}}, {"c", {400}}, {"d", {350}}};
   const auto row = run(p, oracle_options());
   ASSERT_TRUE(row.oracle) << row.oracle_error.value_or("");
+  const auto& o = *row.oracle;
+  EXPECT_EQ(o.screened_out, 0);
+  EXPECT_EQ(o.narrowed_out, 1);
+  for (const auto& c : o.candidates) {
+    EXPECT_FALSE(c.screen_median_ms) << c.plan_name;
+    EXPECT_TRUE(c.finalist) << c.plan_name;
+    EXPECT_EQ(c.leader, c.plan_name != "e_p=c") << c.plan_name << ": the slowest after the heuristic plan";
+  }
+  EXPECT_EQ(o.plan_name, "e_p=b");
+  EXPECT_EQ(o.rank_of_heuristic_plan, 2);
+  EXPECT_GT(o.time_split.final_ms, 0);
+}
+
+// A space no larger than its leaders is measured fully in one rung, as before.
+TEST(Oracle, SmallPlanSpaceIsMeasuredInOneRung) {
+  FakeProvider p;
+  p.plans = {{"a", {300}}, {"b", {200}}, {"c", {400}}};
+  const auto row = run(p, oracle_options());
+  ASSERT_TRUE(row.oracle) << row.oracle_error.value_or("");
   EXPECT_EQ(row.oracle->screened_out, 0);
+  EXPECT_EQ(row.oracle->narrowed_out, 0);
   for (const auto& c : row.oracle->candidates) {
     EXPECT_FALSE(c.screen_median_ms) << c.plan_name;
     EXPECT_FALSE(c.screened_out || c.finalist) << c.plan_name;
+    EXPECT_TRUE(c.leader) << c.plan_name;
   }
   EXPECT_EQ(row.oracle->plan_name, "e_p=b");
   EXPECT_EQ(row.oracle->time_split.final_ms, 0);
