@@ -32,6 +32,8 @@
 #   oracle        oracle3 (the oracle at scale: --oracle --max-engines 3 over the ResNet-50 set),
 #                 aa (the oracle's A/A over graphs/samples: bench/oracle-aa-gpu.sh; AA_EXTRA,
 #                 AA_SECONDS), tuning (a tuning file made with cuDNN 9.14 re-timed on 9.19)
+#   pool-eng3     cuDNN eng3 on the workload pools it failed, fresh compiles on 9.14 and 9.19, and
+#                 the U-Net max-pool under compute-sanitizer
 #   versions      versions (the same ResNet-50 / GEMM subset on cuDNN 9.14 and 9.19, through
 #                 `dnnbench compare` and `dnnbench report --html`; VERSIONS_EVERY=K: every K-th
 #                 workload graph instead, VERSIONS_ENGINES)
@@ -582,6 +584,30 @@ PY2
     echo "torch timeline ($blas) rc $?"; grep -v Warning "$OUT_DIR/splitk-torch-$blas.log" | tail -40
   done
 fi
+if want pool-eng3; then
+  # cuDNN's runtime-compiled resample engine eng3 on the workload pools it failed (session 15):
+  # each alone, with no compiled-plan cache (compiled fresh), on 9.14 and 9.19, then the U-Net
+  # max-pool under compute-sanitizer's memcheck (one execution): whose access is out of bounds.
+  stage "cuDNN eng3 on the workload pools that failed, then under compute-sanitizer"
+  POOLS=$(ls graphs/workloads/{1049_unet_b1_512__MaxPool,0474_efficientnet_b0_b1__features_features.2_features.2.0_block_block.2_avgpool_Globa,0002_resnet50_b1__maxpool_MaxPool,1052_unet_b1_512__MaxPool_1}.json 2> /dev/null)
+  for bin in "$B" "$B919"; do
+    [ -x "$bin" ] || continue
+    for g in $POOLS; do
+      DNNBENCH_PLAN_CACHE=off timeout 60 "$bin" run -g "$g" --provider cudnn --engine eng3 --isolate none --warmup 1 --iters 3 \
+        --no-kernel-activity -q -o "$OUT_DIR/pool-$(basename "$bin")-$(basename "$g")" > "$OUT_DIR/pool.log" 2>&1
+      echo "$(basename "$(dirname "$bin")") $(basename "$g" .json): rc $? $(grep -E 'FAILED|error ' "$OUT_DIR/pool.log" | head -1 | cut -c1-200)"
+    done
+  done
+  CS=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2> /dev/null)
+  if [ -n "$CS" ]; then
+    DNNBENCH_PLAN_CACHE=off timeout 240 "$CS" --tool memcheck --print-limit 3 "$B" run -g graphs/workloads/1049_unet_b1_512__MaxPool.json \
+      --provider cudnn --engine eng3 --isolate none --warmup 0 --iters 1 --batch 1 --no-kernel-activity --no-graph-replay -q \
+      > "$OUT_DIR/pool-memcheck.log" 2>&1
+    echo "memcheck rc $?"; grep -E "Invalid|at 0x|by thread|Address|kernel|ERROR SUMMARY" "$OUT_DIR/pool-memcheck.log" | head -16 | cut -c1-220
+  else
+    echo "no compute-sanitizer here"
+  fi
+fi
 if want versions && [ -x "$B919" ]; then
   # One library against another: the same ResNet-50 / GEMM subset on cuDNN 9.14 (the system's, $B)
   # and 9.19 (PyTorch's, $B919), then `dnnbench compare` by heuristic, engine and best plan, and
@@ -598,7 +624,7 @@ if want versions && [ -x "$B919" ]; then
            graphs/perf/gemm/bert_large_ffn_up_m4096_k1024_n4096_fp16.json; do
     [ -f "$g" ] && V+=(-g "$g")
   done
-  args=(--provider cudnn --max-engines "${VERSIONS_ENGINES:-4}" --max-time-ms 300 --save-samples --isolate none -q)
+  args=(--provider cudnn --max-engines "${VERSIONS_ENGINES:-4}" --max-time-ms 300 --save-samples -q)
   LD_LIBRARY_PATH="/tmp/dnnbench-prefix/usr/lib/x86_64-linux-gnu" timeout -s INT "$(cap "${VERSIONS_SECONDS:-100}")" "$B" run "${V[@]}" "${args[@]}" \
     -o "$OUT_DIR/cudnn914.json" > "$OUT_DIR/run914.log" 2>&1
   echo "9.14 run rc $?"

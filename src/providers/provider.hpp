@@ -195,6 +195,10 @@ class Provider {
   // Unusable providers are left out of the default provider set.
   virtual std::string unusable_reason() { return ""; }
   virtual std::unique_ptr<Stream> make_stream() = 0;
+  // Why this process can no longer use the provider's device, naming the first error that lost
+  // it (a CUDA kernel's illegal address or fault is sticky: every later CUDA call of the process
+  // fails with it); nullopt while it can. The suite then runs no more rows on it in this process.
+  virtual std::optional<std::string> device_lost() { return std::nullopt; }
   // Device memory for DeviceKind::cuda providers (host providers never get these calls: the row
   // runner binds host buffers directly). Copies are ordered on `stream`; the runner synchronizes.
   virtual std::unique_ptr<DeviceBuffer> allocate(std::size_t /*bytes*/) { return nullptr; }

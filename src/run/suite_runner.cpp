@@ -38,7 +38,31 @@ void describe_graph(const Graph& graph, GraphResult& result) {
 struct ProviderSlot {
   std::unique_ptr<Provider> provider;
   std::unique_ptr<Stream> stream;
+  // The row after which this process lost the provider's device ("graph / engine: error"); no
+  // later row runs on it here (each would fail with the same sticky error, under other names).
+  std::optional<std::string> lost_at;
 };
+
+// A row that was not run because the device was lost earlier in this process.
+RowResult device_lost_row(const GraphData& data, std::string_view provider, const std::string& lost_at) {
+  auto row = skipped_row(&data, provider, "");
+  row.status = RowStatus::error;
+  row.skip_reason.reset();
+  row.error_message = fmt::format(
+      "not run: this process lost the device at {}; every later CUDA call in it fails the same way "
+      "(--isolate graph, the default with a GPU provider, runs each graph in a process of its own)",
+      lost_at);
+  return row;
+}
+
+// After a row: when it lost the device, every provider on that device records where.
+void note_device_loss(std::vector<ProviderSlot>& providers, const std::string& graph, const RowResult& row) {
+  for (auto& slot : providers) {
+    if (slot.lost_at) continue;
+    if (const auto lost = slot.provider->device_lost())
+      slot.lost_at = fmt::format("{} / {} {} ({})", graph, row.provider, row.engine_id.value_or("-"), *lost);
+  }
+}
 
 std::vector<ProviderSlot> make_providers(const RunOptions& options) {
   std::vector<std::string> names = options.providers;
@@ -48,7 +72,7 @@ std::vector<ProviderSlot> make_providers(const RunOptions& options) {
     auto provider = make_provider(name, options.provider_settings);
     if (!provider) throw std::invalid_argument(unknown_provider_message(name));
     auto stream = provider->make_stream();
-    slots.push_back({std::move(provider), std::move(stream)});
+    slots.push_back({std::move(provider), std::move(stream), std::nullopt});
   }
   return slots;
 }
@@ -108,6 +132,10 @@ bool run_graph(GraphResult& result, const Graph& graph, std::vector<ProviderSlot
   }
   for (auto& slot : providers) {
     auto& provider = *slot.provider;
+    if (slot.lost_at) {
+      add(device_lost_row(data, provider.name(), *slot.lost_at));
+      continue;
+    }
     if (const auto refusal = device_budget_refusal(graph, options, provider); !refusal.empty()) {
       add(skipped_row(&data, provider.name(), refusal));
       continue;
@@ -140,13 +168,21 @@ bool run_graph(GraphResult& result, const Graph& graph, std::vector<ProviderSlot
     for (const auto& engine : selection.engines) {
       if (reuse(provider.name(), engine.id)) continue;
       if (stop_requested() || (max_new_rows > 0 && new_rows >= max_new_rows)) return false;
+      if (slot.lost_at) {
+        auto row = device_lost_row(data, provider.name(), *slot.lost_at);
+        row.engine_id = engine.id;
+        row.engine_name = engine.name;
+        add(std::move(row));
+        continue;
+      }
       observer.row_started(result, provider.name(), engine);
       auto row = run_row(data, provider, *slot.stream, engine, options);
       row.engine_label = wanted.label_of(engine);
+      if (row.status == RowStatus::error) note_device_loss(providers, graph.name, row);
       add(std::move(row));
       ++new_rows;
     }
-    if (options.oracle.enabled && !options.oracle.aa_self_check) {
+    if (options.oracle.enabled && !options.oracle.aa_self_check && !slot.lost_at) {
       std::vector<const RowResult*> rows;
       for (auto i = first_row; i < result.results.size(); ++i) rows.push_back(&result.results[i]);
       if (auto regret = graph_regret(data, provider, *slot.stream, rows, options))

@@ -254,6 +254,40 @@ TEST(Reliability, CrashesInARowChildBecomeErrorRowsAndTheSuiteGoesOn) {
   expect_crashes_isolated("row");
 }
 
+// A row that loses the device (a CUDA kernel's illegal address: every later CUDA call of the
+// process fails with it) ends the process's use of it: the rows after it, in process, are not
+// run and say where the device was lost; a graph child of its own runs the next graph afresh.
+TEST(Reliability, ARowThatLosesTheDeviceEndsThatProcesssRowsOnIt) {
+  if (!provider_built("crashtest")) GTEST_SKIP() << "built without DNNBENCH_TEST_PROVIDERS";
+  for (const std::string mode : {"none", "graph"}) {
+    TempDir dir;
+    const auto r = run_cli(crash_args(dir / "l.json", {"--isolate", mode, "--engine", "ok,throw"}),
+                           {"DNNBENCH_CRASHTEST_STICKY=1"});
+    EXPECT_EQ(r.exit_code, 1) << mode << ": " << r.err;
+    const auto result = json::parse(read_text(dir / "l.json"));
+    ASSERT_EQ(result.at("graphs").size(), 2u) << mode;
+    auto first = rows_by_engine(result.at("graphs").at(0));
+    EXPECT_EQ(first["ok"].at("status"), "success") << mode;
+    EXPECT_NE(first["throw"].at("error_message").get<std::string>().find("fails on request"),
+              std::string::npos);
+    const auto& second = result.at("graphs").at(1).at("results");
+    if (mode == "none") {
+      // One row for the provider: not even its engines are asked for.
+      ASSERT_EQ(second.size(), 1u) << second.dump();
+      EXPECT_EQ(second.at(0).at("status"), "error");
+      EXPECT_TRUE(second.at(0).at("engine_id").is_null());
+      const auto message = second.at(0).at("error_message").get<std::string>();
+      EXPECT_NE(message.find("not run: this process lost the device at pointwise_relu / crashtest throw"),
+                std::string::npos)
+          << message;
+      EXPECT_NE(message.find("lost the device on request"), std::string::npos) << message;
+    } else {
+      EXPECT_EQ(rows_by_engine(result.at("graphs").at(1))["ok"].at("status"), "success")
+          << "a fresh child has the device";
+    }
+  }
+}
+
 TEST(Reliability, AHangingRowBecomesATimeoutRow) {
   if (!provider_built("crashtest")) GTEST_SKIP() << "built without DNNBENCH_TEST_PROVIDERS";
   TempDir dir;

@@ -7,7 +7,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <stdexcept>
+#include <string>
 #include <string_view>
 #include <thread>
 
@@ -17,6 +19,18 @@
 
 namespace dnnbench {
 namespace {
+
+// DNNBENCH_CRASHTEST_STICKY=1: engine `throw` also loses the device for the rest of the process,
+// as a CUDA kernel's illegal address does; device_lost() then names it.
+std::optional<std::string>& lost_device() {
+  static std::optional<std::string> lost;
+  return lost;
+}
+
+bool throw_is_sticky() {
+  const char* text = std::getenv("DNNBENCH_CRASHTEST_STICKY");
+  return text && std::string_view(text) == "1";
+}
 
 class FailingPlan final : public Plan {
  public:
@@ -56,7 +70,10 @@ class FailingPlan final : public Plan {
     if (engine_ == "abort") std::abort();
     if (engine_ == "hang")
       for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
-    if (engine_ == "throw") throw std::runtime_error("the crashtest engine `throw` fails on request");
+    if (engine_ == "throw") {
+      if (throw_is_sticky()) lost_device() = "the crashtest engine `throw` lost the device on request";
+      throw std::runtime_error("the crashtest engine `throw` fails on request");
+    }
   }
 
   std::string engine_;
@@ -125,6 +142,7 @@ class CrashtestProvider final : public Provider {
   DeviceKind device() const override { return DeviceKind::host; }
   std::string version() const override { return "test double (fails on request)"; }
   std::unique_ptr<Stream> make_stream() override { return reference_->make_stream(); }
+  std::optional<std::string> device_lost() override { return lost_device(); }
   std::vector<EngineInfo> engines(const Graph&) override {
     return {{"ok", "the reference", {}},
             {"segv", "raises SIGSEGV", {}},

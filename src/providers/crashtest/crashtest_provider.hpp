@@ -19,6 +19,8 @@
 // DNNBENCH_CRASHTEST_SPIN_MS=MS makes every execution last MS ms from its start (times the
 // slowdown), whatever the reference took below that: a wall-clock deadline that a loaded
 // machine's slower arithmetic does not move, so a test's planted change is the only change.
+// DNNBENCH_CRASHTEST_STICKY=1 makes `throw` lose the device for the rest of its process, as a
+// CUDA kernel's illegal address does (Provider::device_lost), for the suite's handling of it.
 // It decorates the reference provider rather than duplicating it: a test double, not a library.
 #include <memory>
 

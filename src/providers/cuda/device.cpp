@@ -14,13 +14,63 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 
 namespace dnnbench::cuda {
 
+namespace {
+
+// The errors after which CUDA keeps the context unusable (the CUDA runtime API's "sticky" errors:
+// the process must end for the device to be used again).
+bool is_sticky(cudaError_t err) {
+  switch (err) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorHardwareStackError:
+    case cudaErrorAssert:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorECCUncorrectable:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::mutex lost_mutex;
+std::optional<std::string> lost;  // the first sticky error, guarded by lost_mutex
+
+void record_lost(const std::string& text) {
+  const std::lock_guard<std::mutex> lock(lost_mutex);
+  if (!lost) lost = text;
+}
+
+}  // namespace
+
 void cuda_check(cudaError_t err, std::string_view what) {
   if (err == cudaSuccess) return;
-  throw std::runtime_error(fmt::format("{}: {} ({})", what, cudaGetErrorString(err), cudaGetErrorName(err)));
+  const auto text = fmt::format("{}: {} ({})", what, cudaGetErrorString(err), cudaGetErrorName(err));
+  if (!is_sticky(err)) throw std::runtime_error(text);
+  record_lost(text);
+  throw std::runtime_error(text + "; the CUDA context of this process is lost (a sticky error)");
+}
+
+std::optional<std::string> context_lost() {
+  {
+    const std::lock_guard<std::mutex> lock(lost_mutex);
+    if (lost) return lost;
+  }
+  // A library's own call may have met it first (cuDNN returns its own status): CUDA's last error
+  // holds a sticky one until the process ends.
+  const cudaError_t err = cudaPeekAtLastError();
+  if (!is_sticky(err)) return std::nullopt;
+  record_lost(fmt::format("{} ({})", cudaGetErrorString(err), cudaGetErrorName(err)));
+  const std::lock_guard<std::mutex> lock(lost_mutex);
+  return lost;
 }
 
 std::optional<std::string> no_device_reason() {

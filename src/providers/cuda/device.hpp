@@ -16,8 +16,13 @@
 
 namespace dnnbench::cuda {
 
-// Throws std::runtime_error with `what` and CUDA's error string.
+// Throws std::runtime_error with `what` and CUDA's error string; a sticky error (the context is
+// lost: see context_lost) says so and is recorded.
 void cuda_check(cudaError_t err, std::string_view what);
+// The first sticky error of this process (an illegal address, a kernel fault, a device-side
+// assert: CUDA leaves the context unusable, and every later call returns the same error), as
+// "what: error string (name)"; nullopt while the context is usable.
+std::optional<std::string> context_lost();
 // Why no CUDA device can be used ("no CUDA device: ..."), or nullopt when one can.
 std::optional<std::string> no_device_reason();
 
@@ -124,6 +129,7 @@ class CudaProvider : public Provider {
   void copy_to_host(void* dst, const void* src, std::size_t bytes, Stream& stream) override;
   bool set_device_bytes(void* dst, unsigned char value, std::size_t bytes, Stream& stream) override;
   std::optional<std::int64_t> device_memory_free() override;
+  std::optional<std::string> device_lost() override { return context_lost(); }
   std::vector<std::pair<std::string, std::string>> device_properties() override {
     return device_description();
   }

@@ -357,6 +357,9 @@ class TorchProvider final : public Provider {
     }
     return static_cast<std::int64_t>(free_bytes);
   }
+  std::optional<std::string> device_lost() override {
+    return cuda_ ? cuda::context_lost() : std::nullopt;
+  }
 #endif
   std::vector<std::pair<std::string, std::string>> device_properties() override {
     if (!cuda_) return {};
