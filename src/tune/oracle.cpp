@@ -49,12 +49,13 @@ SweepEntry sweep_one(GraphData& data, Provider& provider, Stream& stream, const 
 // The sweep in up to three rungs (successive halving), each on the plan instances built for the
 // first (built once):
 //  1. screening: every candidate built, warmed and timed with a few short batches
-//     (kScreenBatchMs); ranks, not figures. Most of a large plan space is several times slower
+//     (kShortBatchMs); ranks, not figures. Most of a large plan space is several times slower
 //     than its best plans, which a millisecond of executions shows.
 //  2. finalists: the fastest few (kFinalistsMin..kFinalistsMax, a quarter of the space) and the
-//     heuristic plan, timed briefly in the regime's own batches (finalist_limits).
+//     heuristic plan, timed again in short batches to a tighter interval (finalist_limits).
 //  3. leaders: the kLeaders fastest finalists and the heuristic plan, measured to the sweep's
-//     precision; the winner is chosen among them.
+//     precision in the regime's own batches; the winner is chosen among them, and the paired
+//     re-timing then compares it with the heuristic plan in that regime.
 // A space no larger than the finalists skips the screening; one no larger than the leaders is
 // measured fully in one rung. The full measurement is spent where ranks are close.
 constexpr std::size_t kFinalistsMin = 3;
@@ -65,12 +66,14 @@ std::size_t finalist_count(std::size_t space) {
   return std::clamp<std::size_t>((space + 3) / 4, kFinalistsMin, kFinalistsMax);
 }
 
-// Screening batches: 1 ms of back-to-back executions, not the regime's 10 ms. Under the H200's
-// power cap the gaps between such batches let the clock rise a little, which moves every plan's
-// figure the same way and so ranks them alike (bench/RESULTS.md, session 15); the finalists and
-// leaders are timed in the regime's own batches. A ten times shorter batch is also a ten times
-// shorter CUDA graph to capture per candidate.
-constexpr double kScreenBatchMs = 1.0;
+// The first two rungs' batches: 1 ms of back-to-back executions, not the regime's 10 ms. Under
+// the H200's power cap the gaps between such batches let the clock rise a little, which moves
+// every plan's figure the same way and so ranks them alike; the leaders are timed in the
+// regime's own batches. A ten times shorter batch is also a ten times shorter CUDA graph to
+// capture per candidate. Measured (bench/RESULTS.md, session 15): a first version that timed
+// the finalists in 10 ms batches spent more on their second capture and samples than the short
+// screening saved.
+constexpr double kShortBatchMs = 1.0;
 
 // Screening: 3 to 20 short batches, an eighth of the sweep's time cap.
 AdaptiveLimits screen_limits(const AdaptiveLimits& sweep) {
@@ -78,11 +81,10 @@ AdaptiveLimits screen_limits(const AdaptiveLimits& sweep) {
           std::max(1.0, sweep.max_time_ms / 8)};
 }
 
-// Finalists: 3 to 20 of the regime's batches, a quarter of the sweep's time cap; enough to pick
-// the leaders, whose figures the full measurement then gives.
+// Finalists: 5 to 40 short batches to the sweep's interval, a quarter of its time cap: enough to
+// pick the leaders, whose figures the full measurement then gives.
 AdaptiveLimits finalist_limits(const AdaptiveLimits& sweep) {
-  return {std::max(sweep.target_ci_rel, 0.03), 3, std::min(sweep.min_time_ms, 10.0), 20,
-          std::max(1.0, sweep.max_time_ms / 4)};
+  return {sweep.target_ci_rel, 5, std::min(sweep.min_time_ms, 5.0), 40, std::max(1.0, sweep.max_time_ms / 4)};
 }
 
 // A plan instance kept between the rungs.
@@ -264,7 +266,8 @@ void run_oracle(GraphData& data, Provider& provider, Stream& stream, const Engin
     const auto first_rung = screened   ? screen_limits(options.oracle.sweep)
                             : narrowed ? finalist_limits(options.oracle.sweep)
                                        : options.oracle.sweep;
-    const double first_batch_ms = screened ? kScreenBatchMs : PlanSession::default_batch_target_ms();
+    const double first_batch_ms =
+        screened || narrowed ? kShortBatchMs : PlanSession::default_batch_target_ms();
     std::vector<Contender> alive;  // the heuristic plan (first) and the fastest so far
     // The medians of plans a rung left behind, beside the heuristic plan's in that rung: its rank
     // counts those that were faster than it there.
@@ -321,10 +324,9 @@ void run_oracle(GraphData& data, Provider& provider, Stream& stream, const Engin
                                     ? std::string("the sweep budget ran out before it")
                                     : o.candidates.front().error.value_or("no measurement")));
     HostTimer final_timer;
-    // Second rung: the finalists timed briefly in the regime's own batches.
+    // Second rung: the finalists timed again, still in short batches.
     if (screened) {
       for (auto& c : alive) {
-        c.session->set_batch_target_ms(PlanSession::default_batch_target_ms());
         AdaptiveMedianRule rule(finalist_limits(options.oracle.sweep));
         c.stats = c.session->measure(rule, false).primary();
         o.candidates[c.candidate].median_ms = c.stats.median;
@@ -338,6 +340,7 @@ void run_oracle(GraphData& data, Provider& provider, Stream& stream, const Engin
         ++o.narrowed_out;
       }
       for (auto& c : alive) {
+        c.session->set_batch_target_ms(PlanSession::default_batch_target_ms());
         AdaptiveMedianRule rule(options.oracle.sweep);
         c.stats = c.session->measure(rule, false).primary();
         o.candidates[c.candidate].median_ms = c.stats.median;
