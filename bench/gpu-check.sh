@@ -540,16 +540,19 @@ if want wl-oracle; then
   echo "oracle rc $?"
   wl_journal_summary "$OUT_DIR/wl-oracle.json.journal.jsonl" $((SECONDS - start))
   python3 - "$OUT_DIR/wl-oracle.json" <<'PY2'
-# The oracle's time summed over the rows that finished, by part: where an oracle row's time goes.
+# The oracle's time summed over the rows that finished, by part: where an oracle row's time goes;
+# then the graphs' own time outside their rows (regret: the pick against the graph's best plan).
 import collections, json, sys
-split, n = collections.Counter(), 0
+split, n, graph_stages = collections.Counter(), 0, collections.Counter()
 for g in json.load(open(sys.argv[1])).get("graphs", []):
+    graph_stages.update(g.get("stage_ms") or {})
     for r in g.get("results", []):
         o = r.get("oracle") or {}
         if o.get("time_split_ms"):
             n += 1
             split.update(o["time_split_ms"])
 print("oracle rows %d; time split (s): %s" % (n, ", ".join("%s %.1f" % (k, v / 1e3) for k, v in split.most_common())))
+print("graph stages outside rows (s): %s" % ", ".join("%s %.1f" % (k, v / 1e3) for k, v in graph_stages.most_common()))
 PY2
   grep -E "^time:|significant|geomean|beaten" "$OUT_DIR/wl-oracle.log" | head -12
 fi

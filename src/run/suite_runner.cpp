@@ -185,8 +185,11 @@ bool run_graph(GraphResult& result, const Graph& graph, std::vector<ProviderSlot
     if (options.oracle.enabled && !options.oracle.aa_self_check && !slot.lost_at) {
       std::vector<const RowResult*> rows;
       for (auto i = first_row; i < result.results.size(); ++i) rows.push_back(&result.results[i]);
+      // The pick against the graph's best plan (paired, replicated): oracle time outside any row.
+      HostTimer regret_timer;
       if (auto regret = graph_regret(data, provider, *slot.stream, rows, options))
         result.regret.push_back(std::move(*regret));
+      result.stage_ms["regret"] += regret_timer.elapsed_ms();
     }
     for (const auto& [engine, reason] : refused) {
       if (reuse(provider.name(), engine.id)) continue;
