@@ -442,6 +442,16 @@ std::optional<GraphRegret> graph_regret(GraphData& data, Provider& provider, Str
     regret.note = "the library's pick is the fastest plan measured";
     return regret;
   }
+  // The best plan is the pick engine's own winner: its row already compared the two, paired,
+  // validated and replicated, in the same conditions; timing them again would only repeat it.
+  if (best == pick) {
+    if (pick->oracle_delta)
+      regret.delta = pick->oracle_delta;
+    else
+      regret.note = pick->oracle ? pick->oracle->delta_withheld.value_or("the pick's row has no oracle delta")
+                                 : std::string("the pick's row has no oracle result");
+    return regret;
+  }
   try {
     PlanSpec pick_spec = provider.heuristic_plan(data.graph(), EngineInfo{regret.pick_engine, "", {}});
     regret.delta = paired_delta(data, provider, stream, pick_spec, best_spec, options, nullptr, nullptr);

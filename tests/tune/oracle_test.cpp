@@ -432,6 +432,30 @@ TEST(Oracle, SmallPlanSpaceIsMeasuredInOneRung) {
   EXPECT_EQ(row.oracle->time_split.final_ms, 0);
 }
 
+// When a graph's best plan is the pick engine's own winner, the graph's regret is that row's
+// paired comparison, not a second one: no plan is built after the row.
+TEST(Oracle, RegretAgainstThePickEnginesOwnWinnerReusesItsRowsComparison) {
+  FakeProvider p;
+  p.plans = {{"slow", {400}}, {"fast", {200}}};
+  static const Graph graph = identity_graph();
+  GraphData data(graph, 1);
+  auto stream = p.make_stream();
+  const auto options = oracle_options();
+  const auto row = run_row(data, p, *stream, p.engines(graph)[0], options);
+  ASSERT_TRUE(row.oracle_delta) << row.oracle_error.value_or("");
+  const auto builds_before = std::count_if(p.log.begin(), p.log.end(),
+                                           [](const std::string& e) { return e.rfind("build ", 0) == 0; });
+  const auto regret = graph_regret(data, p, *stream, {&row}, options);
+  ASSERT_TRUE(regret);
+  EXPECT_EQ(regret->best_plan, "e_p=fast");
+  ASSERT_TRUE(regret->delta);
+  EXPECT_EQ(regret->delta->speedup, row.oracle_delta->speedup);
+  EXPECT_EQ(regret->delta->rounds, row.oracle_delta->rounds);
+  EXPECT_EQ(std::count_if(p.log.begin(), p.log.end(),
+                          [](const std::string& e) { return e.rfind("build ", 0) == 0; }),
+            builds_before);
+}
+
 TEST(Oracle, FailureInsideTheOracleIsAnOracleErrorNotARowError) {
   FakeProvider p;
   p.plans = {{"h", {100}}};
