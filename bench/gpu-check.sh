@@ -586,6 +586,28 @@ PY2
       > "$OUT_DIR/splitk-torch-$blas.log" 2>&1
     echo "torch timeline ($blas) rc $?"; grep -v Warning "$OUT_DIR/splitk-torch-$blas.log" | tail -40
   done
+  # What lies between the kernels: each side's CUDA graph of 4 calls of one split-K GEMM, as
+  # Graphviz (dnnbench: DNNBENCH_GRAPH_DOT; PyTorch: CUDAGraph.debug_dump), node and edge types.
+  DOT_G=graphs/perf/gemm/decode_m16_k4096_n4096_fp16.json
+  mkdir -p "$OUT_DIR/dot"
+  DNNBENCH_GRAPH_DOT="$OUT_DIR/dot" timeout 60 "$B" run -g "$DOT_G" --provider cublaslt --max-engines 1 --batch 4 --iters 2 \
+    --warmup 1 --isolate none --no-kernel-activity -q -o "$OUT_DIR/dot/dnnbench.json" > "$OUT_DIR/dot/dnnbench.log" 2>&1
+  echo "dnnbench graph dump rc $?"
+  timeout 60 python3 bench/splitk_timeline.py "$DOT_G" --blas cublaslt --calls 4 --replays 2 --dot "$OUT_DIR/dot" \
+    > "$OUT_DIR/dot/torch.log" 2>&1
+  echo "torch graph dump rc $?"
+  python3 - "$OUT_DIR"/dot/*.dot <<'PY2'
+# Per graph file: its node types, edge kinds, and the launch attributes the kernels carry.
+import collections, re, sys
+for path in sys.argv[1:]:
+    text = open(path, errors="replace").read()
+    kinds = collections.Counter(re.findall(r"\b(KERNEL|MEMSET|MEMCPY|EVENT_RECORD|WAIT_EVENT|EVENT|HOST|EMPTY|MEM_ALLOC|MEM_FREE|CONDITIONAL)\b", text))
+    edges = collections.Counter(re.findall(r"(programmatic\w*|PROGRAMMATIC\w*)", text))
+    attrs = sorted(set(re.findall(r"(priority[^\\|}\n]{0,30}|cluster[^\\|}\n]{0,30}|sharedMem[^\\|}\n]{0,30})", text)))[:8]
+    print("%s: %d bytes, nodes %s, programmatic %s" % (path.split("/")[-1], len(text), dict(kinds), dict(edges)))
+    for a in attrs:
+        print("    " + a)
+PY2
 fi
 if want pool-eng3; then
   # cuDNN's runtime-compiled resample engine eng3 on the workload pools it failed (session 15):

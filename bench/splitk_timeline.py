@@ -84,6 +84,17 @@ def decompose(events):
     return {"events_per_call": shape, "calls": len(calls), "median_us": parts, "kernel_sum_us": kernel_sum}
 
 
+def dump_dot(torch, fn, path, calls=4):
+    """The CUDA graph of `calls` calls as Graphviz (node types, kernel launch attributes, edge
+    types), to set beside dnnbench's (DNNBENCH_GRAPH_DOT): what lies between the kernels."""
+    graph = torch.cuda.CUDAGraph()
+    graph.enable_debug_mode()
+    with torch.cuda.graph(graph):
+        for _ in range(calls):
+            fn()
+    graph.debug_dump(path)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("graphs", nargs="+")
@@ -95,6 +106,7 @@ def main():
     # torch.matmul goes through cuBLAS by default; cublaslt makes it call cuBLASLt, as dnnbench's
     # cublaslt provider does: the same kernels, launched by the other library's path.
     ap.add_argument("--blas", choices=("default", "cublas", "cublaslt"), default="default")
+    ap.add_argument("--dot", help="folder: also write each graph's CUDA graph of 4 calls as Graphviz")
     args = ap.parse_args()
     import torch
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -105,6 +117,8 @@ def main():
         spec = tp.problem_spec(path)
         fn = tp.build_call(torch, spec, fill="normal", sigma=args.sigma)
         run, method, graph = capture(torch, fn, args.calls)
+        if args.dot:
+            dump_dot(torch, fn, f"{args.dot}/torch-{args.blas}-{spec['name']}.dot")
         for _ in range(20):
             run()
         torch.cuda.synchronize()

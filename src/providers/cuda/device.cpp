@@ -13,9 +13,12 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
+
+#include <unistd.h>
 
 namespace dnnbench::cuda {
 
@@ -193,6 +196,19 @@ std::string cuda_error_text(cudaError_t err) {
   return fmt::format("{} ({})", cudaGetErrorString(err), cudaGetErrorName(err));
 }
 
+// DNNBENCH_GRAPH_DOT=DIR: every captured batch's CUDA graph is written there as Graphviz
+// (cudaGraphDebugDotPrint, verbose: node types, kernel names and launch attributes, edge types),
+// graph-<pid>-<n>.dot, to compare with another harness's graph of the same calls (a diagnostic:
+// bench/gpu-check.sh stage splitk). A failure to write is ignored.
+void dump_graph_for_debugging(cudaGraph_t graph) {
+  static const char* dir = std::getenv("DNNBENCH_GRAPH_DOT");
+  if (!dir || !*dir) return;
+  static std::atomic<int> count{0};
+  const auto path = fmt::format("{}/graph-{}-{}.dot", dir, getpid(), count++);
+  if (cudaGraphDebugDotPrint(graph, path.c_str(), cudaGraphDebugDotFlagsVerbose) != cudaSuccess)
+    cudaGetLastError();
+}
+
 }  // namespace
 
 std::unique_ptr<BatchReplay> CudaStream::capture(const std::function<void()>& enqueue,
@@ -213,6 +229,7 @@ std::unique_ptr<BatchReplay> CudaStream::capture(const std::function<void()>& en
   cudaGraph_t graph = nullptr;
   err = cudaStreamEndCapture(stream_, &graph);
   if (failure.empty() && err != cudaSuccess) failure = "cudaStreamEndCapture: " + cuda_error_text(err);
+  if (failure.empty()) dump_graph_for_debugging(graph);
   cudaGraphExec_t exec = nullptr;
   if (failure.empty()) {
     err = cudaGraphInstantiate(&exec, graph, 0);
