@@ -36,7 +36,8 @@
 #                 the U-Net max-pool under compute-sanitizer
 #   versions      versions (the same ResNet-50 / GEMM subset on cuDNN 9.14 and 9.19, through
 #                 `dnnbench compare` and `dnnbench report --html`; VERSIONS_EVERY=K: every K-th
-#                 workload graph instead, VERSIONS_ENGINES)
+#                 workload graph instead, VERSIONS_ENGINES, VERSIONS_EXTRA="--oracle" for the
+#                 workload report's diff)
 #   ncu, clocks   ncu-check (kernel time vs Nsight Compute: bench/ncu-check.sh; NCU_REPEATS),
 #                 profile (--profile ncu on three long GEMMs, with ncu's clocks: bench/ncu_clocks.py),
 #                 probe (CUPTI durations after idle gaps: bench/kernel_basis_probe.py)
@@ -650,7 +651,9 @@ if want versions && [ -x "$B919" ]; then
            graphs/perf/gemm/bert_large_ffn_up_m4096_k1024_n4096_fp16.json; do
     [ -f "$g" ] && V+=(-g "$g")
   done
-  args=(--provider cudnn --max-engines "${VERSIONS_ENGINES:-4}" --max-time-ms 300 --save-samples -q)
+  # VERSIONS_EXTRA: more run options on both sides (e.g. --oracle: compare then diffs the workload
+  # report, per op family and model, between the two libraries).
+  args=(--provider cudnn --max-engines "${VERSIONS_ENGINES:-4}" --max-time-ms 300 --save-samples -q ${VERSIONS_EXTRA:-})
   LD_LIBRARY_PATH="/tmp/dnnbench-prefix/usr/lib/x86_64-linux-gnu" timeout -s INT "$(cap "${VERSIONS_SECONDS:-100}")" "$B" run "${V[@]}" "${args[@]}" \
     -o "$OUT_DIR/cudnn914.json" > "$OUT_DIR/run914.log" 2>&1
   echo "9.14 run rc $?"
@@ -662,6 +665,7 @@ if want versions && [ -x "$B919" ]; then
     echo "compare --by $by rc $?"
   done
   head -60 "$OUT_DIR/compare-heuristic.txt"
+  grep -A30 '^Workload report, A' "$OUT_DIR/compare-heuristic.txt" | head -40
   LD_LIBRARY_PATH="/tmp/dnnbench-prefix/usr/lib/x86_64-linux-gnu" "$B" report "$OUT_DIR/cudnn914.json" "$OUT_DIR/cudnn919.json" --html "$OUT_DIR/versions.html" > /dev/null 2>&1
   echo "report rc $? ($(stat -c %s "$OUT_DIR/versions.html" 2> /dev/null) bytes)"
 fi
