@@ -69,10 +69,10 @@ std::size_t finalist_count(std::size_t space) {
 // The first two rungs' batches: 1 ms of back-to-back executions, not the regime's 10 ms. Under
 // the H200's power cap the gaps between such batches let the clock rise a little, for every plan
 // alike; that ranks hold is assumed (docs/oracle.md), and bounded: the leaders are timed in the
-// regime's own batches and the winner paired against the heuristic plan. A ten times shorter batch is also a
-// ten times shorter CUDA graph to capture per candidate. Measured (bench/RESULTS.md, session 15): a first
-// version that timed the finalists in 10 ms batches spent more on their second capture and samples than the
-// short screening saved.
+// regime's own batches and the winner paired against the heuristic plan. A ten times shorter
+// batch is also a ten times shorter CUDA graph to capture per candidate. Measured
+// (bench/RESULTS.md, session 15): a first version that timed the finalists in 10 ms batches
+// spent more on their second capture and samples than the short screening saved.
 constexpr double kShortBatchMs = 1.0;
 
 // Screening: 3 to 20 short batches, an eighth of the sweep's time cap.
