@@ -325,13 +325,12 @@ void PlanSession::set_measure_options(const MeasureOptions& options) {
 void PlanSession::set_batch_target_ms(double ms) {
   const double was = batch_target_ms_;
   batch_target_ms_ = ms > 0 ? ms : kTargetBatchMs;
-  // A batch already sized automatically is re-sized in proportion (its executions' time is
-  // known from it); a forced or single-execution batch stays. The warm-up's steady samples, of
-  // the old batch, are not reused.
+  // A batch already sized automatically is sized again by the next sample's probe (not in
+  // proportion: a batch clamped at 1 or at kMaxBatch does not say its executions' time); a
+  // forced or single-execution batch stays. The warm-up's steady samples, of the old batch, are
+  // not reused.
   if (batch_ > 0 && !measure_options_.batch && !single_execution_samples() && batch_target_ms_ != was) {
-    batch_ = std::clamp<std::int64_t>(
-        static_cast<std::int64_t>(std::llround(static_cast<double>(batch_) * batch_target_ms_ / was)), 1,
-        kMaxBatch);
+    batch_ = 0;
     steady_samples_.clear();
     steady_readings_.clear();
   }

@@ -88,7 +88,7 @@ class PlanSession {
   // The device time a batch of back-to-back executions aims at (default_batch_target_ms(), 10 ms:
   // long enough that the gaps between samples do not move the clock at the power cap). The
   // oracle's screening ranks a plan space with shorter batches (tune/oracle.cpp). A batch
-  // already chosen is re-sized in proportion.
+  // already chosen is sized again for the new target.
   void set_batch_target_ms(double ms);
   static double default_batch_target_ms();
   PlanSession(const PlanSession&) = delete;
