@@ -54,7 +54,8 @@ json record_of(const json& metadata, const GraphResult& graph, const RowResult& 
                           {"measured", c.measured},
                           {"median_ms", c.median_ms ? json(*c.median_ms) : json(nullptr)},
                           {"error", c.error ? json(*c.error) : json(nullptr)},
-                          {"screened_out", c.screened_out}});
+                          {"screened_out", c.screened_out},
+                          {"leader", c.leader}});
   const auto* won = candidate_named(o, o.plan_name);
   const auto& paired = o.gpu_kernel_stats ? o.gpu_kernel_stats : o.host_stats;
   const json recorded = {
