@@ -73,8 +73,8 @@ RowResult full_row() {
   o.plan_name = "jit:avx2_k=2";
   o.knobs = {{"k", "2"}, {"a", "x"}};  // not in key order: kept as written
   o.rank_of_heuristic_plan = 2;
-  o.candidates_total = 3;
-  o.candidates_benchmarked = 2;
+  o.candidates_total = 4;
+  o.candidates_benchmarked = 3;
   o.candidates_failed = 1;
   o.budget_exhausted = true;
   o.sweep_time_ms = 40;
@@ -83,10 +83,12 @@ RowResult full_row() {
   o.warm_baseline_stats = summarize({2.0});
   o.correctness = Correctness{};
   o.delta_withheld = "why";
-  o.candidates = {{"p1", true, {{"k", "1"}, {"a", "2"}}, 1.5, std::nullopt, 1.6, false, true},
-                  {"p2", false, {}, std::nullopt, "Unsupported: no", std::nullopt, false, false},
-                  {"p3", true, {}, 3.0, std::nullopt, 3.0, true, false}};
+  o.candidates = {{"p1", true, {{"k", "1"}, {"a", "2"}}, 1.5, std::nullopt, 1.6, false, true, true},
+                  {"p2", false, {}, std::nullopt, "Unsupported: no", std::nullopt, false, false, false},
+                  {"p3", true, {}, 3.0, std::nullopt, 3.0, true, false, false},
+                  {"p4", true, {}, 2.0, std::nullopt, 2.5, false, true, false}};
   o.screened_out = 1;
+  o.narrowed_out = 1;
   o.time_split = {10, 20, 30, 40, 50, 0};
   row.oracle = o;
   row.oracle_delta = PairedDelta{"host", 2,    1,    2,        1.5,
@@ -135,6 +137,21 @@ TEST(JsonRead, RowRoundTripIsExact) {
   skipped.status = RowStatus::skipped;
   skipped.skip_reason = "unsupported op X";
   EXPECT_EQ(row_to_json(row_from_json(row_to_json(skipped))), row_to_json(skipped));
+}
+
+// Results of the two-rung sweep (before the leaders' rung) measured their finalists fully: read
+// back, those are leaders.
+TEST(JsonRead, TwoRungResultsReadTheirFinalistsAsLeaders) {
+  auto written = row_to_json(full_row());
+  for (auto& c : written["oracle"]["candidates"]) c.erase("leader");
+  written["oracle"].erase("narrowed_out");
+  const auto back = row_from_json(written);
+  ASSERT_TRUE(back.oracle);
+  const auto& c = back.oracle->candidates;
+  EXPECT_TRUE(c.at(0).leader) << "a finalist";
+  EXPECT_TRUE(c.at(3).leader) << "a finalist";
+  EXPECT_FALSE(c.at(2).leader) << "screened out";
+  EXPECT_EQ(back.oracle->narrowed_out, 0);
 }
 
 TEST(JsonRead, NullNumbersReadBackAsNaN) {
