@@ -43,16 +43,23 @@ struct ProviderSlot {
   std::optional<std::string> lost_at;
 };
 
-// A row that was not run because the device was lost earlier in this process.
-RowResult device_lost_row(const GraphData& data, std::string_view provider, const std::string& lost_at) {
+// An `error` row of the provider, outside any engine's run.
+RowResult error_row(const GraphData& data, std::string_view provider, std::string message) {
   auto row = skipped_row(&data, provider, "");
   row.status = RowStatus::error;
   row.skip_reason.reset();
-  row.error_message = fmt::format(
-      "not run: this process lost the device at {}; every later CUDA call in it fails the same way "
-      "(--isolate graph, the default with a GPU provider, runs each graph in a process of its own)",
-      lost_at);
+  row.error_message = std::move(message);
   return row;
+}
+
+// A row that was not run because the device was lost earlier in this process.
+RowResult device_lost_row(const GraphData& data, std::string_view provider, const std::string& lost_at) {
+  return error_row(
+      data, provider,
+      fmt::format("not run: this process lost the device at {}; every later CUDA call in it fails "
+                  "the same way (--isolate graph, the default with a GPU provider, runs each "
+                  "graph in a process of its own)",
+                  lost_at));
 }
 
 // After a row: when it lost the device, every provider on that device records where.
@@ -155,11 +162,7 @@ bool run_graph(GraphResult& result, const Graph& graph, std::vector<ProviderSlot
       add(skipped_row(&data, provider.name(), e.what()));
       continue;
     } catch (const std::exception& e) {
-      auto row = skipped_row(&data, provider.name(), "");
-      row.status = RowStatus::error;
-      row.skip_reason.reset();
-      row.error_message = fmt::format("engine enumeration failed: {}", e.what());
-      add(std::move(row));
+      add(error_row(data, provider.name(), fmt::format("engine enumeration failed: {}", e.what())));
       continue;
     }
     const auto [wanted, selection, refused] =
@@ -178,7 +181,8 @@ bool run_graph(GraphResult& result, const Graph& graph, std::vector<ProviderSlot
       observer.row_started(result, provider.name(), engine);
       auto row = run_row(data, provider, *slot.stream, engine, options);
       row.engine_label = wanted.label_of(engine);
-      if (row.status == RowStatus::error) note_device_loss(providers, graph.name, row);
+      // After every row, not only failed ones: the oracle after a passing row can lose it too.
+      note_device_loss(providers, graph.name, row);
       add(std::move(row));
       ++new_rows;
     }

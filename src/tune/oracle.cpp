@@ -316,8 +316,7 @@ void run_oracle(GraphData& data, Provider& provider, Stream& stream, const Engin
         drop(slowest);
       }
     }
-    const auto benchmarked = static_cast<std::int64_t>(o.candidates.size()) - o.candidates_failed;
-    o.candidates_benchmarked = benchmarked;
+    o.candidates_benchmarked = static_cast<std::int64_t>(o.candidates.size()) - o.candidates_failed;
     if (alive.empty() || alive.front().spec.name() != heuristic.name())
       throw std::runtime_error("the heuristic plan failed in the sweep: " +
                                (o.candidates.empty()

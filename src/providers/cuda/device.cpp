@@ -199,14 +199,19 @@ std::string cuda_error_text(cudaError_t err) {
 // DNNBENCH_GRAPH_DOT=DIR: every captured batch's CUDA graph is written there as Graphviz
 // (cudaGraphDebugDotPrint, verbose: node types, kernel names and launch attributes, edge types),
 // graph-<pid>-<n>.dot, to compare with another harness's graph of the same calls (a diagnostic:
-// bench/gpu-check.sh stage splitk). A failure to write is ignored.
+// bench/gpu-check.sh stage splitk). A failure to write says so once on stderr; the run goes on.
 void dump_graph_for_debugging(cudaGraph_t graph) {
   static const char* dir = std::getenv("DNNBENCH_GRAPH_DOT");
   if (!dir || !*dir) return;
   static std::atomic<int> count{0};
+  static std::atomic<bool> warned{false};
   const auto path = fmt::format("{}/graph-{}-{}.dot", dir, getpid(), count++);
-  if (cudaGraphDebugDotPrint(graph, path.c_str(), cudaGraphDebugDotFlagsVerbose) != cudaSuccess)
-    cudaGetLastError();
+  const cudaError_t err = cudaGraphDebugDotPrint(graph, path.c_str(), cudaGraphDebugDotFlagsVerbose);
+  if (err == cudaSuccess) return;
+  cudaGetLastError();
+  if (!warned.exchange(true))
+    fmt::print(stderr, "DNNBENCH_GRAPH_DOT: cannot write {}: {} (is {} a writable folder?)\n", path,
+               cuda_error_text(err), dir);
 }
 
 }  // namespace
