@@ -120,6 +120,17 @@ TEST(Paired, ControlArmCyclesThroughAllSixOrders) {
   EXPECT_FALSE(r.significant);
 }
 
+// Rounds are judged only at whole cycles of the six orders: a minimum between cycles waits for
+// the cycle to finish, so every arm has sat in every position equally often.
+TEST(Paired, ControlArmStopsOnlyAtAWholeCycleOfOrders) {
+  PairedLimits limits;
+  limits.min_rounds = 14;
+  const auto one = [] { return 1.0; };
+  const auto r = run_paired(one, one, limits, one);
+  EXPECT_TRUE(r.converged);
+  EXPECT_EQ(r.rounds, 18);
+}
+
 // A/A through the control path: B and the control are both the same plan as A. Over many
 // trials with noisy, autocorrelated samples (load bursts hit a few consecutive rounds), the
 // control keeps false positives far below the bare CI's 5%.
