@@ -554,6 +554,16 @@ for g in json.load(open(sys.argv[1])).get("graphs", []):
             split.update(o["time_split_ms"])
 print("oracle rows %d; time split (s): %s" % (n, ", ".join("%s %.1f" % (k, v / 1e3) for k, v in split.most_common())))
 print("graph stages outside rows (s): %s" % ", ".join("%s %.1f" % (k, v / 1e3) for k, v in graph_stages.most_common()))
+# The graphs' wall time against what their rows and stages account for, and the run's elapsed
+# time against the graphs' (outside: starting, the graph cut short, writing results).
+doc = json.load(open(sys.argv[1]))
+gs = [g for g in doc.get("graphs", []) if g.get("wall_ms") is not None]
+wall = sum(g["wall_ms"] for g in gs) / 1e3
+rows = sum((r.get("row_time_ms") or 0) for g in gs for r in g.get("results", [])) / 1e3
+stages = sum(sum((g.get("stage_ms") or {}).values()) for g in gs) / 1e3
+elapsed = (doc.get("metadata", {}).get("run_timing") or {}).get("elapsed_s") or 0
+print("graphs' wall %.1f s (%d graphs): rows %.1f, graph stages %.1f, overhead %.1f; run elapsed %.1f, outside graphs %.1f"
+      % (wall, len(gs), rows, stages, wall - rows - stages, elapsed, elapsed - wall))
 PY2
   grep -E "^time:|significant|geomean|beaten" "$OUT_DIR/wl-oracle.log" | head -12
 fi
@@ -582,10 +592,13 @@ for g in json.load(open(sys.argv[1]))["graphs"]:
         print("dnnbench %-32s per call %.2f us, kernel sum %.2f us, kernels %s" % (
             g["graph_name"], 1e3 * (per or 0), 1e3 * (ks.get("median_ms") or 0), [k["name"][:40] for k in r.get("kernels", [])]))
 PY2
-  for blas in default cublaslt; do
-    timeout "$(cap 100)" python3 bench/splitk_timeline.py $SK --blas $blas --json "$OUT_DIR/splitk-torch-$blas.json" \
-      > "$OUT_DIR/splitk-torch-$blas.log" 2>&1
-    echo "torch timeline ($blas) rc $?"; grep -v Warning "$OUT_DIR/splitk-torch-$blas.log" | tail -40
+  # torch.matmul through cuBLAS (default) and cuBLASLt, allocating its output in every call as a
+  # model does, and writing one preallocated output (--out) as dnnbench's batch does.
+  for variant in default "default --out" "cublaslt --out"; do
+    tag=$(echo "$variant" | tr -d ' -')
+    timeout "$(cap 100)" python3 bench/splitk_timeline.py $SK --blas $variant --json "$OUT_DIR/splitk-torch-$tag.json" \
+      > "$OUT_DIR/splitk-torch-$tag.log" 2>&1
+    echo "torch timeline ($variant) rc $?"; grep -E "^decode|timeline per call" "$OUT_DIR/splitk-torch-$tag.log"
   done
   # What lies between the kernels: each side's CUDA graph of 4 calls of one split-K GEMM, as
   # Graphviz (dnnbench: DNNBENCH_GRAPH_DOT; PyTorch: CUDAGraph.debug_dump), node and edge types.

@@ -81,18 +81,41 @@ def decompose(events):
              if calls[k + 1][0]["start_us"] - calls[k][-1]["end_us"] < 50]  # a replay's boundary is not a call's
     parts["gap to the next call"] = statistics.median(nexts) if nexts else None
     kernel_sum = sum(v for k, v in parts.items() if not k.startswith("gap"))
-    return {"events_per_call": shape, "calls": len(calls), "median_us": parts, "kernel_sum_us": kernel_sum}
+    # Medians hide a stall every few calls: the device timeline's own per-call figure (first start
+    # to last end over the calls, replay boundaries left out) and the gaps' whole distribution.
+    gaps = [b["start_us"] - a["end_us"] for a, b in zip(events, events[1:])]
+    inner = [g for g in gaps if g < 50]
+    busy = sum(ev["end_us"] - ev["start_us"] for ev in events)
+    span = busy + sum(inner)
+    return {"events_per_call": shape, "calls": len(calls), "median_us": parts, "kernel_sum_us": kernel_sum,
+            "timeline_per_call_us": span / len(calls) if calls else None,
+            "gaps_us": {"mean": statistics.mean(inner) if inner else None, "max": max(inner) if inner else None,
+                        "over_1us": sum(g > 1 for g in inner), "replay_boundaries": len(gaps) - len(inner),
+                        "count": len(inner)}}
 
 
 def dump_dot(torch, fn, path, calls=4):
     """The CUDA graph of `calls` calls as Graphviz (node types, kernel launch attributes, edge
     types), to set beside dnnbench's (DNNBENCH_GRAPH_DOT): what lies between the kernels."""
-    graph = torch.cuda.CUDAGraph()
+    # keep_graph: PyTorch destroys the captured cudaGraph_t once instantiated, and debug_dump of
+    # a graph it no longer has writes nothing (session 16's first dump came back empty).
+    try:
+        graph = torch.cuda.CUDAGraph(keep_graph=True)
+    except TypeError:
+        graph = torch.cuda.CUDAGraph()
     graph.enable_debug_mode()
     with torch.cuda.graph(graph):
         for _ in range(calls):
             fn()
     graph.debug_dump(path)
+
+
+def with_one_output(torch, fn):
+    """The same matmul, writing into one output allocated once (its operands read from fn's closure)."""
+    cells = dict(zip(fn.__code__.co_freevars, (c.cell_contents for c in fn.__closure__)))
+    a, b = cells["a"], cells["b"]
+    out = torch.matmul(a, b)
+    return lambda: torch.matmul(a, b, out=out)
 
 
 def main():
@@ -106,16 +129,22 @@ def main():
     # torch.matmul goes through cuBLAS by default; cublaslt makes it call cuBLASLt, as dnnbench's
     # cublaslt provider does: the same kernels, launched by the other library's path.
     ap.add_argument("--blas", choices=("default", "cublas", "cublaslt"), default="default")
+    # torch.matmul(a, b) allocates its output in every call, so a graph of CALLS calls writes
+    # CALLS distinct outputs (the graph's private pool); dnnbench's batch writes one. --out writes
+    # each call into one preallocated output (matmul's out=), as dnnbench does.
+    ap.add_argument("--out", action="store_true", help="matmul into one preallocated output")
     ap.add_argument("--dot", help="folder: also write each graph's CUDA graph of 4 calls as Graphviz")
     args = ap.parse_args()
     import torch
     torch.backends.cuda.matmul.allow_tf32 = False
     if args.blas != "default":
         torch.backends.cuda.preferred_blas_library(args.blas)
-    out = {"blas": str(torch.backends.cuda.preferred_blas_library()), "graphs": {}}
+    out = {"blas": str(torch.backends.cuda.preferred_blas_library()), "one_output": args.out, "graphs": {}}
     for path in args.graphs:
         spec = tp.problem_spec(path)
         fn = tp.build_call(torch, spec, fill="normal", sigma=args.sigma)
+        if args.out:
+            fn = with_one_output(torch, fn)
         run, method, graph = capture(torch, fn, args.calls)
         if args.dot:
             dump_dot(torch, fn, f"{args.dot}/torch-{args.blas}-{spec['name']}.dot")
@@ -132,6 +161,10 @@ def main():
               f"difference {d.get('replay_minus_kernel_sum_us', float('nan')):+.2f}")
         for k, v in d.get("median_us", {}).items():
             print(f"    {k:80s} {'-' if v is None else f'{v:.3f}'} us")
+        if d.get("timeline_per_call_us"):
+            g = d["gaps_us"]
+            print(f"    device timeline per call {d['timeline_per_call_us']:.2f} us; gaps: mean {g['mean']:.3f}, "
+                  f"max {g['max']:.2f}, {g['over_1us']} of {g['count']} over 1 us")
         del fn, run, graph
         torch.cuda.empty_cache()
     if args.json:

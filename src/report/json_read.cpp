@@ -418,6 +418,7 @@ GraphResult graph_from_json(const json& g) {
   if (const auto& ops = at_or_null(g, "ops"); ops.is_array()) graph.ops = ops.get<std::vector<std::string>>();
   graph.stage_ms =
       get_if_present<std::map<std::string, double>>(g, "stage_ms").value_or(std::map<std::string, double>{});
+  graph.wall_ms = get_opt<double>(g, "wall_ms");
   for (const auto& row : at(g, "results")) graph.results.push_back(row_from_json(row));
   for (const auto& r : at(g, "regret"))
     graph.regret.push_back({get<std::string>(r, "provider"), get<std::string>(r, "pick_engine"),

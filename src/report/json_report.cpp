@@ -386,6 +386,7 @@ json graph_to_json(const GraphResult& g) {
           {"analytical_flops", g.analytical_flops},
           {"analytical_io_bytes", g.analytical_io_bytes},
           {"stage_ms", g.stage_ms},
+          {"wall_ms", opt(g.wall_ms)},
           {"results", rows},
           {"regret", regret}};
 }

@@ -394,6 +394,10 @@ struct GraphResult {
   // graph). The reference is a row stage (the row that first needs it). Empty for graphs that ran
   // no row here (reused, filtered, loaded from older results).
   std::map<std::string, double> stage_ms;
+  // The graph's wall time in the run, ms: loading it, its rows and stages, and under isolation the
+  // round trip to the child. What its rows' row_time_ms and stage_ms leave of it is overhead
+  // (process traffic, results). Absent for graphs that ran no row here.
+  std::optional<double> wall_ms;
 };
 
 // "ok", "error", "interrupted", "duplicate" or "filtered".

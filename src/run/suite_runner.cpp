@@ -438,6 +438,7 @@ SuiteResult run_suite(const std::vector<GraphInput>& inputs, const RunOptions& o
       continue;
     }
     observer.graph_started(i, inputs.size(), inputs[i].path);
+    HostTimer wall;
     GraphResult result;
     const auto graph = loader.load(inputs[i], result);
     if (graph && options.dump_tensors_dir) result.dump_folder = dump_folders.claim(graph->name);
@@ -445,7 +446,10 @@ SuiteResult run_suite(const std::vector<GraphInput>& inputs, const RunOptions& o
     if (graph && earlier && earlier->finished) {
       result = *earlier->finished;
     } else if (graph && !options.dry_run) {
-      if (!setup.executor->run(inputs[i], *graph, result, earlier ? earlier->rows : none, observer)) {
+      const bool finished =
+          setup.executor->run(inputs[i], *graph, result, earlier ? earlier->rows : none, observer);
+      result.wall_ms = wall.elapsed_ms();
+      if (!finished) {
         describe_graph(*graph, result);
         result.interrupted = true;  // cut short by a stop: kept, not reported finished
         suite.graphs.push_back(std::move(result));

@@ -165,9 +165,7 @@ OracleResult::RegimeCheck check_other_regime(GraphData& data, Provider& provider
   check.plan_name = best->spec.name();
   if (check.plan_name == winner.name()) return check;
   auto delta = paired_delta(data, provider, stream, winner, best->spec, other, nullptr, nullptr);
-  replicate_if_significant(delta, [&] {
-    return paired_delta(data, provider, stream, winner, best->spec, other, nullptr, nullptr);
-  });
+  replicate_with_fresh_instances(delta, data, provider, stream, winner, best->spec, other);
   check.winner_changed = delta.significant && delta.speedup > 1;
   check.delta = delta;
   return check;
@@ -241,11 +239,24 @@ void replicate_if_significant(PairedDelta& delta, const std::function<PairedDelt
 
 PairedDelta paired_delta(GraphData& data, Provider& provider, Stream& stream, const PlanSpec& baseline,
                          const PlanSpec& other, const RunOptions& options,
-                         std::optional<Stats>* baseline_stats, std::optional<Stats>* other_stats) {
-  PlanSession a(data, provider, stream, baseline);
-  PlanSession b(data, provider, stream, other);
+                         std::optional<Stats>* baseline_stats, std::optional<Stats>* other_stats,
+                         BuildOrder order) {
+  std::unique_ptr<PlanSession> a, b;
+  if (order == BuildOrder::other_first) b = std::make_unique<PlanSession>(data, provider, stream, other);
+  a = std::make_unique<PlanSession>(data, provider, stream, baseline);
+  if (!b) b = std::make_unique<PlanSession>(data, provider, stream, other);
   PlanSession control(data, provider, stream, baseline);
-  return paired_between(a, b, control, stream, options, baseline_stats, other_stats);
+  return paired_between(*a, *b, control, stream, options, baseline_stats, other_stats);
+}
+
+void replicate_with_fresh_instances(PairedDelta& delta, GraphData& data, Provider& provider, Stream& stream,
+                                    const PlanSpec& baseline, const PlanSpec& other,
+                                    const RunOptions& options, BuildOrder first) {
+  const auto again =
+      first == BuildOrder::baseline_first ? BuildOrder::other_first : BuildOrder::baseline_first;
+  replicate_if_significant(delta, [&] {
+    return paired_delta(data, provider, stream, baseline, other, options, nullptr, nullptr, again);
+  });
 }
 
 void run_oracle(GraphData& data, Provider& provider, Stream& stream, const EngineInfo& engine,
@@ -408,9 +419,7 @@ void run_oracle(GraphData& data, Provider& provider, Stream& stream, const Engin
       o.time_split.paired_ms = paired_timer.elapsed_ms();
       if (o.correctness->passed) {
         HostTimer replication_timer;
-        replicate_if_significant(delta, [&] {
-          return paired_delta(data, provider, stream, heuristic, winner->spec, options, nullptr, nullptr);
-        });
+        replicate_with_fresh_instances(delta, data, provider, stream, heuristic, winner->spec, options);
         o.time_split.replication_ms = replication_timer.elapsed_ms();
         row.oracle_delta = delta;
       } else {
@@ -463,9 +472,7 @@ std::optional<GraphRegret> graph_regret(GraphData& data, Provider& provider, Str
   try {
     PlanSpec pick_spec = provider.heuristic_plan(data.graph(), EngineInfo{regret.pick_engine, "", {}});
     regret.delta = paired_delta(data, provider, stream, pick_spec, best_spec, options, nullptr, nullptr);
-    replicate_if_significant(*regret.delta, [&] {
-      return paired_delta(data, provider, stream, pick_spec, best_spec, options, nullptr, nullptr);
-    });
+    replicate_with_fresh_instances(*regret.delta, data, provider, stream, pick_spec, best_spec, options);
   } catch (const std::exception& e) {
     regret.note = describe_exception(e);
   }

@@ -22,11 +22,15 @@ void run_oracle(GraphData& data, Provider& provider, Stream& stream, const Engin
 std::optional<GraphRegret> graph_regret(GraphData& data, Provider& provider, Stream& stream,
                                         const std::vector<const RowResult*>& rows, const RunOptions& options);
 
+// Which of the two plans' instances is built (and so placed in memory) first.
+enum class BuildOrder { baseline_first, other_first };
+
 // Paired, interleaved re-timing of two plans (both built fresh, bound to their own buffers,
-// warmed up). Exposed for tests.
+// warmed up; the control instance last). Exposed for tests.
 PairedDelta paired_delta(GraphData& data, Provider& provider, Stream& stream, const PlanSpec& baseline,
                          const PlanSpec& other, const RunOptions& options,
-                         std::optional<Stats>* baseline_stats, std::optional<Stats>* other_stats);
+                         std::optional<Stats>* baseline_stats, std::optional<Stats>* other_stats,
+                         BuildOrder order = BuildOrder::baseline_first);
 
 // Times `a` (the baseline), `b` and `control` (a second instance of the baseline's plan, its own
 // buffers) in interleaved rounds; `b`'s gain is significant only when it clears what `control`
@@ -41,6 +45,15 @@ PairedDelta paired_between(PlanSession& a, PlanSession& b, PlanSession& control,
 // plans stays with new instances. `again` times fresh instances; `delta` keeps its figures and is
 // significant only when the replication is significant in the same direction.
 void replicate_if_significant(PairedDelta& delta, const std::function<PairedDelta()>& again);
+
+// replicate_if_significant with fresh instances of `baseline` and `other` built in the order
+// opposite to the first comparison's (`first`): buffers are allocated in build order, so a first comparison's
+// placement repeats when the order does. On the H200 a second instance of one plan (a 35 us dgrad) ran 1.9%
+// slower than the first and, rebuilt in the same order, 1.4% slower again (bench/RESULTS.md, session 16). A
+// difference that goes with the build order flips; one that goes with the plans stays.
+void replicate_with_fresh_instances(PairedDelta& delta, GraphData& data, Provider& provider, Stream& stream,
+                                    const PlanSpec& baseline, const PlanSpec& other,
+                                    const RunOptions& options, BuildOrder first = BuildOrder::baseline_first);
 
 // A plan's knob choices as (name, value) pairs, in order, and back.
 std::vector<std::pair<std::string, std::string>> knob_pairs(const PlanSpec& spec);

@@ -68,9 +68,8 @@ RetimedPlan retime(GraphData& data, Provider& provider, Stream& stream, const En
     PlanSession control(data, provider, stream, heuristic);
     std::optional<Stats> stored_plan_stats;
     out.delta = paired_between(a, b, control, stream, options, nullptr, &stored_plan_stats);
-    replicate_if_significant(*out.delta, [&] {
-      return paired_delta(data, provider, stream, heuristic, spec, options, nullptr, nullptr);
-    });
+    replicate_with_fresh_instances(*out.delta, data, provider, stream, heuristic, spec, options,
+                                   BuildOrder::other_first);
     out.status = "measured";
     if (stored_plan_stats) {
       out.today_median_ms = stored_plan_stats->median;

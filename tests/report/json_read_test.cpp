@@ -178,6 +178,7 @@ TEST(JsonRead, GraphRoundTripIsExact) {
   g.analytical_flops = 10;
   g.results = {full_row(), full_row()};
   g.stage_ms = {{"inputs", 81.0}, {"engines", 196.5}};
+  g.wall_ms = 402.25;
   g.regret.push_back({"onednn", "e1", "p1", "e2", "p2", PairedDelta{}, "note"});
   const auto written = graph_to_json(g);
   EXPECT_EQ(graph_to_json(graph_from_json(written)), written);

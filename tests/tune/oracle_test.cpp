@@ -170,6 +170,27 @@ TEST(Oracle, TwiceFasterPlanIsFoundAndSignificantInPinnedOrder) {
   EXPECT_LT(sweep_fast, paired_slow);
 }
 
+// Buffers are allocated in build order, so an instance's placement repeats when the order does:
+// the replication builds the winner's instance before the heuristic plan's, the control last.
+TEST(Oracle, TheReplicationBuildsItsInstancesInTheOtherOrder) {
+  FakeProvider p;
+  p.plans = {{"slow", {400}}, {"fast", {200}}};
+  const auto row = run(p, oracle_options());
+  ASSERT_TRUE(row.oracle_delta && row.oracle_delta->replication) << row.oracle_error.value_or("");
+  // The last six builds: the paired re-timing's (heuristic, winner, control), then the
+  // replication's (winner, heuristic, control).
+  const std::vector<std::string> builds = [&] {
+    std::vector<std::string> b;
+    for (const auto& entry : p.log)
+      if (entry.rfind("build ", 0) == 0) b.push_back(entry.substr(6));
+    return b;
+  }();
+  ASSERT_GE(builds.size(), 6u);
+  const std::vector<std::string> last6(builds.end() - 6, builds.end());
+  EXPECT_EQ(last6, (std::vector<std::string>{"slow", "fast", "slow", "fast", "slow", "slow"}))
+      << ::testing::PrintToString(builds);
+}
+
 // Instances of one plan can differ steadily (buffer placement): a gap counts only when fresh
 // instances of both plans show it again, the same way.
 TEST(Oracle, ASignificantGapMustShowAgainBetweenFreshInstances) {
