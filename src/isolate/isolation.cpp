@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -213,12 +214,14 @@ class IsolatedExecutorImpl final : public IsolatedExecutor {
     }
     // The reply names its request; a worker that says anything else is confused and serves no
     // further graph (the report, not the reply, says what this one did).
-    bool answers = false;
+    bool answers = false, retiring = false;
     try {
-      answers = nlohmann::json::parse(*reply.line).at("id").get<std::uint64_t>() == id;
+      const auto json = nlohmann::json::parse(*reply.line);
+      answers = json.at("id").get<std::uint64_t>() == id;
+      retiring = json.contains("retiring");
     } catch (const std::exception&) {
     }
-    if (!answers) retire_worker();
+    if (!answers || retiring) retire_worker();
     return {true, std::move(reply.outcome)};
   }
 
@@ -360,7 +363,14 @@ int run_isolated_worker(const RunOptions& options) {
     auto& executor = executors[request.max_rows];
     if (!executor) executor = make_in_process_executor(options, request.max_rows);
     run_request(request, options, *executor);
-    write_reply(replies, nlohmann::json{{"id", json.at("id")}}.dump() + "\n");
+    // A worker whose device is lost serves no further graph (every row would be `not run`): it
+    // says so in its reply, and the parent starts a fresh one for the next graph.
+    const bool lost = std::any_of(executors.begin(), executors.end(),
+                                  [](const auto& e) { return e.second && e.second->device_lost(); });
+    nlohmann::json reply{{"id", json.at("id")}};
+    if (lost) reply["retiring"] = "device lost";
+    write_reply(replies, reply.dump() + "\n");
+    if (lost) break;
   }
   close(replies);
   return 0;

@@ -236,6 +236,10 @@ class InProcessExecutor final : public GraphExecutor {
       return true;
     }
   }
+  bool device_lost() const override {
+    return std::any_of(providers_.begin(), providers_.end(),
+                       [](const ProviderSlot& s) { return s.lost_at.has_value(); });
+  }
 
  private:
   const RunOptions& options_;

@@ -66,6 +66,9 @@ class GraphExecutor {
   // becomes `result.error_message`.
   virtual bool run(const GraphInput& input, const Graph& graph, GraphResult& result,
                    const FinishedRows& finished, RunObserver& observer) = 0;
+  // A provider of this executor's process lost the device (a sticky CUDA error): no later graph
+  // can use it here. An isolated worker then ends after its reply.
+  virtual bool device_lost() const { return false; }
 };
 
 // `max_new_rows`: stop after running this many rows (0: no limit); an isolated child per row uses 1.

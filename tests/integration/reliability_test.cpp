@@ -288,6 +288,39 @@ TEST(Reliability, ARowThatLosesTheDeviceEndsThatProcesssRowsOnIt) {
   }
 }
 
+// A row can lose the device and still end well (cuDNN eng3's fault surfaced after its row was
+// judged, on the H200): the worker that lost it serves no further graph, so under --isolate graph
+// the next graph runs in a fresh one. In one process the next graph's rows are `not run`.
+TEST(Reliability, AWorkerThatLostTheDeviceInAPassingRowIsReplaced) {
+  if (!provider_built("crashtest")) GTEST_SKIP() << "built without DNNBENCH_TEST_PROVIDERS";
+  for (const std::string mode : {"none", "graph"}) {
+    TempDir dir;
+    const auto r = run_cli(crash_args(dir / "q.json", {"--isolate", mode, "--engine", "ok,throw"}),
+                           {"DNNBENCH_CRASHTEST_STICKY=quiet"});
+    const auto result = json::parse(read_text(dir / "q.json"));
+    ASSERT_EQ(result.at("graphs").size(), 2u) << mode << ": " << r.err;
+    auto first = rows_by_engine(result.at("graphs").at(0));
+    EXPECT_EQ(first["ok"].at("status"), "success") << mode;
+    EXPECT_EQ(first["throw"].at("status"), "success") << mode << ": the row itself ended well";
+    const auto& second = result.at("graphs").at(1).at("results");
+    if (mode == "none") {
+      EXPECT_EQ(r.exit_code, 1) << r.err;
+      ASSERT_EQ(second.size(), 1u) << second.dump();
+      EXPECT_NE(
+          second.at(0).at("error_message").get<std::string>().find("not run: this process lost the device"),
+          std::string::npos)
+          << second.dump();
+    } else {
+      EXPECT_EQ(r.exit_code, 0) << r.err;
+      auto rows = rows_by_engine(result.at("graphs").at(1));
+      EXPECT_EQ(rows["ok"].at("status"), "success") << second.dump();
+      EXPECT_EQ(rows["throw"].at("status"), "success") << second.dump();
+      EXPECT_EQ(result.at("metadata").at("isolation").at("children_started"), 2)
+          << "a fresh worker for graph 2";
+    }
+  }
+}
+
 TEST(Reliability, AHangingRowBecomesATimeoutRow) {
   if (!provider_built("crashtest")) GTEST_SKIP() << "built without DNNBENCH_TEST_PROVIDERS";
   TempDir dir;

@@ -27,9 +27,11 @@ std::optional<std::string>& lost_device() {
   return lost;
 }
 
-bool throw_is_sticky() {
+// "quiet": `throw` loses the device without throwing; its row runs as `ok` and ends well, as a
+// cuDNN kernel's fault can surface only after its row was judged (bench/RESULTS.md, session 16).
+std::string_view sticky_mode() {
   const char* text = std::getenv("DNNBENCH_CRASHTEST_STICKY");
-  return text && std::string_view(text) == "1";
+  return text ? std::string_view(text) : std::string_view();
 }
 
 class FailingPlan final : public Plan {
@@ -71,8 +73,9 @@ class FailingPlan final : public Plan {
     if (engine_ == "hang")
       for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
     if (engine_ == "throw") {
-      if (throw_is_sticky()) lost_device() = "the crashtest engine `throw` lost the device on request";
-      throw std::runtime_error("the crashtest engine `throw` fails on request");
+      if (sticky_mode() == "1" || sticky_mode() == "quiet")
+        lost_device() = "the crashtest engine `throw` lost the device on request";
+      if (sticky_mode() != "quiet") throw std::runtime_error("the crashtest engine `throw` fails on request");
     }
   }
 

@@ -21,6 +21,7 @@
 // machine's slower arithmetic does not move, so a test's planted change is the only change.
 // DNNBENCH_CRASHTEST_STICKY=1 makes `throw` lose the device for the rest of its process, as a
 // CUDA kernel's illegal address does (Provider::device_lost), for the suite's handling of it.
+// DNNBENCH_CRASHTEST_STICKY=quiet loses it the same way without throwing: the row ends well.
 // It decorates the reference provider rather than duplicating it: a test double, not a library.
 #include <memory>
 
