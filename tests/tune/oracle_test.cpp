@@ -418,6 +418,24 @@ TEST(Oracle, ScreenedOutPlansFasterThanTheHeuristicPlanRankBeforeIt) {
 
 // A space no larger than its finalists skips the screening: every plan is timed briefly, and the
 // two fastest and the heuristic plan are measured fully.
+// A plan many times slower than the heuristic plan is dropped after its first two executions: it
+// cannot win, and its probe and samples would cost many of its executions.
+TEST(Oracle, AHopelessPlanIsDroppedAfterTwoExecutions) {
+  FakeProvider p;
+  p.plans = {{"base", {400}}, {"fast", {200}}, {"glacial", {5000}}};
+  const auto row = run(p, oracle_options());
+  ASSERT_TRUE(row.oracle) << row.oracle_error.value_or("");
+  const auto& glacial = row.oracle->candidates.at(2);
+  EXPECT_TRUE(glacial.measured);
+  EXPECT_TRUE(glacial.screened_out);
+  ASSERT_TRUE(glacial.median_ms);
+  EXPECT_GE(*glacial.median_ms, 5.0);
+  EXPECT_EQ(row.oracle->screened_out, 1);
+  EXPECT_EQ(row.oracle->plan_name, "e_p=fast");
+  // Its two warm-up executions only: no batch probe, no samples.
+  EXPECT_LT(index_of(p.log, "executed glacial x2"), p.log.size()) << ::testing::PrintToString(p.log);
+}
+
 TEST(Oracle, MidSizedPlanSpaceSkipsTheScreening) {
   FakeProvider p;
   p.plans = {{"a", {300}}, {"b", {200}}, {"c", {400}}, {"d", {350}}};
