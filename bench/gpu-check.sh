@@ -600,6 +600,11 @@ PY2
       > "$OUT_DIR/splitk-torch-$tag.log" 2>&1
     echo "torch timeline ($variant) rc $?"; grep -E "^decode|timeline per call" "$OUT_DIR/splitk-torch-$tag.log"
   done
+  # One PyTorch process per graph: a process replays only the first graph it captures at its
+  # kernel sum, later ones 0.4-2.7 us a call slower (bench/RESULTS.md, session 16).
+  for g in $SK; do
+    timeout 40 python3 bench/splitk_timeline.py "$g" 2>&1 | grep -E "^decode"
+  done | tee "$OUT_DIR/splitk-torch-per-process.log"
   # What lies between the kernels: each side's CUDA graph of 4 calls of one split-K GEMM, as
   # Graphviz (dnnbench: DNNBENCH_GRAPH_DOT; PyTorch: CUDAGraph.debug_dump), node and edge types.
   DOT_G=graphs/perf/gemm/decode_m16_k4096_n4096_fp16.json
