@@ -600,8 +600,8 @@ PY2
       > "$OUT_DIR/splitk-torch-$tag.log" 2>&1
     echo "torch timeline ($variant) rc $?"; grep -E "^decode|timeline per call" "$OUT_DIR/splitk-torch-$tag.log"
   done
-  # One PyTorch process per graph: a process replays only the first graph it captures at its
-  # kernel sum, later ones 0.4-2.7 us a call slower (bench/RESULTS.md, session 16).
+  # One PyTorch process per graph, as a check on the script: it times every graph before it
+  # profiles any (CUPTI, once enabled, slowed later replays by 0.4-2.7 us a call: session 16).
   for g in $SK; do
     timeout 40 python3 bench/splitk_timeline.py "$g" 2>&1 | grep -E "^decode"
   done | tee "$OUT_DIR/splitk-torch-per-process.log"

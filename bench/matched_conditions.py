@@ -12,7 +12,8 @@ paced), in one run:
  2. PyTorch runs the same problem (same shapes, dtypes, strides, padding, masks): torch.matmul,
     F.conv2d on channels_last tensors where the graph is NHWC (cudnn.benchmark off: cuDNN's
     heuristic pick, as dnnbench's top pick), F.scaled_dot_product_attention under
-    sdpa_kernel(CUDNN_ATTENTION); on torch.randn data rounded to the dtype; timed by CUDA-graph
+    sdpa_kernel(CUDNN_ATTENTION); on normal data rounded to the dtype, N(0, 0.5^2) as dnnbench's
+    --fill normal draws (--sigma; session 16: the runs before drew torch.randn's N(0, 1)); timed by CUDA-graph
     replay of as many calls as dnnbench's row put in one sample (so both tools' samples last the
     same, ~10 ms), in the same regime:
       sustained  back to back, no gaps (the queue is kept ahead of the GPU while samples are
@@ -441,7 +442,7 @@ def time_torch(torch, specs, regime, picks, cfg, clocks, deadline):
     if regime == "sustained" and cfg.global_warm_s > 0 and specs:
         # Bring the GPU to its power and thermal steady state with the heaviest GEMM of the set.
         heavy = max((s for s in specs if s["family"] == "gemm"), key=lambda s: s["flops"], default=specs[0])
-        fn = build_call(torch, heavy, fill="normal", seed=cfg.seed)
+        fn = build_call(torch, heavy, fill="normal", seed=cfg.seed, sigma=cfg.sigma)
         run, _, _ = capture(torch, fn, calls_for(torch, fn, None)[0])
         t0 = time.perf_counter()
         while time.perf_counter() - t0 < cfg.global_warm_s:
@@ -465,7 +466,7 @@ def time_torch(torch, specs, regime, picks, cfg, clocks, deadline):
         pick = picks.get(name) or {}
         start = time.time()
         try:
-            fn = build_call(torch, spec, fill="normal", seed=cfg.seed)
+            fn = build_call(torch, spec, fill="normal", seed=cfg.seed, sigma=cfg.sigma)
             calls, calls_basis = calls_for(torch, fn, pick.get("batch"))
             run, method, graph = capture(torch, fn, calls)
             measure = measure_sustained if regime == "sustained" else measure_paced
@@ -491,7 +492,7 @@ def profile_all(args, specs):
     out = {}
     for spec in specs:
         try:
-            fn = build_call(torch, spec, fill="normal", seed=args.seed)
+            fn = build_call(torch, spec, fill="normal", seed=args.seed, sigma=args.sigma)
             run, method, graph = capture(torch, fn, 5)
             per = 5
             kernels = profile_kernels(torch, run, executions_per_run=per, runs=2)
@@ -774,7 +775,8 @@ def run(args):
                       "nvml_clocks": clocks.nv is not None, "command_line": " ".join(sys.argv),
                       "settings": {k: getattr(args, k) for k in ("warm_min_s", "warm_max_s", "paced_warm_min_s",
                                                                     "paced_warm_max_s", "measure_s", "min_samples",
-                                                                    "max_samples", "global_warm_s", "seed")},
+                                                                    "max_samples", "global_warm_s", "seed",
+                                                                    "sigma")},
                       "torch_versions": versions},
              "regimes": [], "dnnbench_runs": {}}
     counts = ", ".join("%s %d" % (f, sum(1 for s in specs if s["family"] == f)) for f in ("gemm", "conv", "attention"))
@@ -815,7 +817,7 @@ def run(args):
     if not args.no_profile:
         print(f"== kernels of PyTorch's calls (torch.profiler, separate process; at {time.time() - t_start:.0f} s)", flush=True)
         cmd = [sys.executable, os.path.abspath(__file__), "--profile-kernels", "--profile-out",
-               os.path.join(args.out, "torch-kernels.json"), "--seed", str(args.seed), "--graphs"] + [s["path"] for s in specs]
+               os.path.join(args.out, "torch-kernels.json"), "--seed", str(args.seed), "--sigma", str(args.sigma), "--graphs"] + [s["path"] for s in specs]
         left = max(20, t_start + args.deadline_s - time.time())
         try:
             subprocess.run(cmd, cwd=ROOT, timeout=left)
@@ -960,6 +962,8 @@ def main():
     ap.add_argument("--min-samples", type=int, default=10)
     ap.add_argument("--max-samples", type=int, default=400)
     ap.add_argument("--seed", type=int, default=42)
+    # dnnbench's default --fill normal draws N(0, 0.5^2) (src/tensor/fill.cpp): the same data here.
+    ap.add_argument("--sigma", type=float, default=0.5)
     ap.add_argument("--deadline-s", type=float, default=360,
                     help="wall-time budget: graphs not reached by then are reported as not timed")
     ap.add_argument("--no-profile", action="store_true", help="skip torch.profiler (no kernel names for PyTorch)")
