@@ -396,7 +396,8 @@ struct GraphResult {
   std::map<std::string, double> stage_ms;
   // The graph's wall time in the run, ms: loading it, its rows and stages, and under isolation the
   // round trip to the child. What its rows' row_time_ms and stage_ms leave of it is overhead
-  // (process traffic, results). Absent for graphs that ran no row here.
+  // (process traffic, results). Absent for graphs that ran nothing; a graph reused by --resume
+  // keeps its first run's.
   std::optional<double> wall_ms;
 };
 
