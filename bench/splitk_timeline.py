@@ -158,7 +158,8 @@ def main():
 
     # Every graph's replay is timed before any profiling: once torch.profiler has enabled CUPTI,
     # later replays of dependent kernels in this process run slower (0.4-2.7 us a call on these
-    # GEMMs, bench/RESULTS.md session 16), and torch.profiler does not undo it.
+    # GEMMs, bench/RESULTS.md session 16), and torch.profiler does not undo it. The timelines of
+    # the graphs after the first are recorded with CUPTI already on: their gaps read that state.
     timed = {}
     for path in args.graphs:
         spec, fn, run, method, graph = prepared(path)
