@@ -103,7 +103,9 @@ void print_oracle_footer(std::ostream& out, const SuiteResult& suite) {
   std::int64_t oracle_rows = 0, regime_checked = 0;
   std::string regime, other;
   OracleResult::TimeSplit time;
-  for (const auto& g : suite.graphs)
+  double regret_ms = 0;  // the graphs' pick-vs-best comparisons, outside every row
+  for (const auto& g : suite.graphs) {
+    if (const auto it = g.stage_ms.find("regret"); it != g.stage_ms.end()) regret_ms += it->second;
     for (const auto& r : g.results) {
       if (!r.oracle && !r.oracle_error) continue;
       ++oracle_rows;
@@ -130,6 +132,7 @@ void print_oracle_footer(std::ostream& out, const SuiteResult& suite) {
                                            r.engine_id.value_or("-"), r.oracle->plan_name),
                                *r.oracle_delta});
     }
+  }
   if (oracle_rows == 0) return;
   double log_sum = 0;
   for (const auto& gap : significant) log_sum += std::log(gap.delta.speedup);
@@ -151,10 +154,12 @@ void print_oracle_footer(std::ostream& out, const SuiteResult& suite) {
     fmt::print(
         out,
         "  time: {:.1f} s in all: plan builds {:.1f} s, screening {:.1f} s, finalists {:.1f} s, paired "
-        "re-timing {:.1f} s, replication {:.1f} s{}\n",
+        "re-timing {:.1f} s, replication {:.1f} s{}{}\n",
         total / 1e3, time.build_ms / 1e3, time.screen_ms / 1e3, time.final_ms / 1e3, time.paired_ms / 1e3,
         time.replication_ms / 1e3,
-        time.other_regime_ms > 0 ? fmt::format(", other regime {:.1f} s", time.other_regime_ms / 1e3) : "");
+        time.other_regime_ms > 0 ? fmt::format(", other regime {:.1f} s", time.other_regime_ms / 1e3) : "",
+        regret_ms > 0 ? fmt::format("; and the graphs' regret (pick against best) {:.1f} s", regret_ms / 1e3)
+                      : "");
   if (regime_checked > 0) {
     fmt::print(out, "  regimes: the winner changes in {} of {} rows checked in the {} regime too\n",
                regime_changes.size(), regime_checked, other);
