@@ -14,13 +14,20 @@ OracleCandidate candidate(const std::string& name, double median, bool screened_
   return {name, true, {}, median, std::nullopt, median, screened_out, finalist, leader};
 }
 
-TEST(OracleReport, DetailsSayWhichRungEachCandidateReached) {
+// A cuDNN row whose oracle searched and reached `verdict`; the test fills in the rest.
+RowResult searched_row(const std::string& verdict) {
   RowResult row;
   row.provider = "cudnn";
   row.engine_id = "eng0";
-  OracleResult o;
-  o.search = "searched";
-  o.verdict = "faster-plan";
+  row.oracle = OracleResult{};
+  row.oracle->search = "searched";
+  row.oracle->verdict = verdict;
+  return row;
+}
+
+TEST(OracleReport, DetailsSayWhichRungEachCandidateReached) {
+  auto row = searched_row("faster-plan");
+  auto& o = *row.oracle;
   o.plan_name = "b";
   o.candidates = {candidate("h", 3.0, false, true, true), candidate("a", 9.0, true, false, false),
                   candidate("b", 1.0, false, true, true), candidate("c", 2.0, false, true, true),
@@ -29,7 +36,6 @@ TEST(OracleReport, DetailsSayWhichRungEachCandidateReached) {
   o.candidates_benchmarked = 5;
   o.screened_out = 1;
   o.narrowed_out = 1;
-  row.oracle = o;
   std::ostringstream out;
   print_oracle_details(out, row);
   const auto text = out.str();
@@ -50,18 +56,13 @@ TEST(OracleReport, FooterSaysWhereTheOraclesTimeWent) {
     GraphResult g;
     g.graph_name = "g" + std::to_string(i);
     g.stage_ms["regret"] = 1500;
-    RowResult row;
-    row.provider = "cudnn";
-    row.engine_id = "eng0";
-    OracleResult o;
-    o.search = "searched";
-    o.verdict = "heuristic-best";
-    o.time_split.build_ms = 100;
-    o.time_split.screen_ms = 2000;
-    o.time_split.final_ms = 1000;
-    o.time_split.paired_ms = 400;
-    o.time_split.replication_ms = 250;
-    row.oracle = o;
+    auto row = searched_row("heuristic-best");
+    auto& split = row.oracle->time_split;
+    split.build_ms = 100;
+    split.screen_ms = 2000;
+    split.final_ms = 1000;
+    split.paired_ms = 400;
+    split.replication_ms = 250;
     g.results.push_back(row);
     suite.graphs.push_back(g);
   }
