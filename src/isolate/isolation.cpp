@@ -5,7 +5,6 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -365,8 +364,8 @@ int run_isolated_worker(const RunOptions& options) {
     run_request(request, options, *executor);
     // A worker whose device is lost serves no further graph (every row would be `not run`): it
     // says so in its reply, and the parent starts a fresh one for the next graph.
-    const bool lost = std::any_of(executors.begin(), executors.end(),
-                                  [](const auto& e) { return e.second && e.second->device_lost(); });
+    // (Only this graph's executor can have lost it: a loss in an earlier graph ended the worker.)
+    const bool lost = executor->device_lost();
     nlohmann::json reply{{"id", json.at("id")}};
     if (lost) reply["retiring"] = "device lost";
     write_reply(replies, reply.dump() + "\n");
