@@ -18,7 +18,8 @@
 #                 counts; SMOKE_DIRS, SMOKE_SHARDS default 4), torch-samples, fp8, tf32probe
 #                 (cuDNN's fp32 matmul with NVIDIA_TF32_OVERRIDE=0); coverage (which sample graphs of
 #                 each op family cuDNN takes, with cuDNN's own reasons: bench/cudnn-coverage.sh)
-#   vs PyTorch    matched (matched conditions: bench/matched-conditions.sh; MATCHED_ARGS),
+#   vs PyTorch    matched (matched conditions: bench/matched-conditions.sh; MATCHED_ARGS), settle
+#                 (how long the power and clock take to settle: bench/power_settle_probe.py),
 #                 torch-compare (ResNet-50 fp16 forward beside PyTorch: bench/torch-compare.sh),
 #                 attention, attention-rest (attention perf graphs beside PyTorch; ATTENTION_DONE)
 #   GEMM peers    gemm (cuDNN, cuBLASLt and torch.matmul on the GEMM set: bench/gemm-compare.sh;
@@ -238,6 +239,14 @@ if want regimes; then
     --oracle-regimes both -q -o "$OUT_DIR/oracle-regimes.json" > "$OUT_DIR/oracle-regimes.log" 2>&1
   echo "oracle-regimes rc $?, $((SECONDS - start)) s"
   grep -E "^Summary|^Oracle|regimes:|->|compared in" "$OUT_DIR/oracle-regimes.log" | head -30
+fi
+
+if want settle; then
+  # How long the GPU takes to settle under back-to-back load, and what NVML says meanwhile
+  # (bench/power_settle_probe.py): the sustained warm-up's length against the power average's.
+  stage "power settle probe (issue 31)"
+  timeout "$(cap 90)" python3 bench/power_settle_probe.py --json "$OUT_DIR/settle.json" > "$OUT_DIR/settle.log" 2>&1
+  echo "settle rc $?"; grep -vE "^  [0-9]" "$OUT_DIR/settle.log" | head -40
 fi
 
 if want matched; then
