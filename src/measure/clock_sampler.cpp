@@ -157,9 +157,9 @@ std::vector<ClockReading> ClockSampler::stop() {
   return readings_;
 }
 
-double ClockSampler::latest_sm_mhz() const {
+ClockReading ClockSampler::latest() const {
   std::lock_guard lock(mutex_);
-  return readings_.empty() ? kNaN : readings_.back().sm_mhz;
+  return readings_.empty() ? ClockReading{kNaN, kNaN, kNaN, kNaN} : readings_.back();
 }
 
 bool ClockSampler::latest_capped() const {

@@ -16,21 +16,29 @@ double relative_spread_of_last(const std::vector<double>& values, std::int64_t c
   return *lo > 0 ? (*hi - *lo) / *lo : std::numeric_limits<double>::infinity();
 }
 
-void SteadyStateDetector::add(double sample_ms, double sm_mhz, double elapsed_ms) {
+void SteadyStateDetector::add(double sample_ms, const WarmupSensors& sensors, double elapsed_ms) {
   ++samples_;
   elapsed_ms_ += elapsed_ms;
+  capped_ = capped_ || sensors.capped;
   window_.push_back(sample_ms);
-  if (!std::isnan(sm_mhz)) window_clock_.push_back(sm_mhz);
+  if (!std::isnan(sensors.sm_mhz)) window_clock_.push_back(sensors.sm_mhz);
+  if (!std::isnan(sensors.power_w)) window_power_.push_back(sensors.power_w);
   if (static_cast<std::int64_t>(window_.size()) < limits_.window_samples) return;
   medians_.push_back(summarize(window_).median);
   if (!window_clock_.empty()) clocks_.push_back(summarize(window_clock_).mean);
+  if (!window_power_.empty()) powers_.push_back(summarize(window_power_).mean);
   window_.clear();
   window_clock_.clear();
+  window_power_.clear();
   const bool times_agree = relative_spread_of_last(medians_, limits_.windows) <= limits_.tolerance;
-  // Clocks are judged only when every window had readings (NVML present).
+  // Clocks and power are judged only when every window had readings (NVML present); power only
+  // once the clock is held down, since then it sets the clock (an uncapped row runs at its boost
+  // clock whatever its power does, and need not wait for the average to catch up).
   const bool clocks_agree = clocks_.size() != medians_.size() ||
                             relative_spread_of_last(clocks_, limits_.windows) <= limits_.clock_tolerance;
-  steady_ = times_agree && clocks_agree;
+  const bool power_agrees = !capped_ || powers_.size() != medians_.size() ||
+                            relative_spread_of_last(powers_, limits_.windows) <= limits_.power_tolerance;
+  steady_ = times_agree && clocks_agree && power_agrees;
 }
 
 }  // namespace dnnbench

@@ -5,6 +5,7 @@
 // the state is steady when the medians of the last few windows (and their mean SM clocks, when
 // sampled) agree within a tolerance. A time cap bounds the search.
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace dnnbench {
@@ -15,24 +16,45 @@ struct SteadyStateLimits {
   double tolerance = 0.01;          // window medians within ±1% of each other
   double clock_tolerance = 0.02;    // window SM clocks within 2% (NVML reports in ~15 MHz steps)
   double max_ms = 500;              // --warmup-max-ms: give up (not steady) after this much sampling
+  // At the power cap the clock follows the power the driver averages (~1 s on the H200), so it
+  // keeps falling for a second after the timings look steady over three 50 ms windows: a capped
+  // row also waits until its windows' mean power agrees, and for that may sample up to
+  // max_ms * capped_max_factor (bench/RESULTS.md, session 17: the settle probe).
+  double power_tolerance = 0.02;
+  double capped_max_factor = 4;
+};
+
+// What the device's sensors said while one warm-up sample ran (NaN / false: not read).
+struct WarmupSensors {
+  double sm_mhz = std::numeric_limits<double>::quiet_NaN();
+  double power_w = std::numeric_limits<double>::quiet_NaN();
+  bool capped = false;  // the driver said the power cap or heat held the clock down
 };
 
 class SteadyStateDetector {
  public:
   explicit SteadyStateDetector(SteadyStateLimits limits) : limits_(limits) {}
-  // One warm-up sample of `sample_ms`; `sm_mhz` is the SM clock read meanwhile (NaN: none);
-  // `elapsed_ms` the sample's whole elapsed time, which the max_ms cap counts (default: sample_ms).
-  void add(double sample_ms, double sm_mhz, double elapsed_ms);
+  // One warm-up sample of `sample_ms`, with what the sensors read meanwhile; `elapsed_ms` the
+  // sample's whole elapsed time, which the time cap counts.
+  void add(double sample_ms, const WarmupSensors& sensors, double elapsed_ms);
+  void add(double sample_ms, double sm_mhz, double elapsed_ms) {
+    add(sample_ms, WarmupSensors{.sm_mhz = sm_mhz}, elapsed_ms);
+  }
   void add(double sample_ms, double sm_mhz) { add(sample_ms, sm_mhz, sample_ms); }
   bool steady() const { return steady_; }
-  bool finished() const { return steady_ || elapsed_ms_ >= limits_.max_ms; }
+  bool finished() const { return steady_ || elapsed_ms_ >= max_ms(); }
+  // The time cap now: max_ms, or max_ms * capped_max_factor once a reading said capped.
+  double max_ms() const { return capped_ ? limits_.max_ms * limits_.capped_max_factor : limits_.max_ms; }
+  // Whether a reading said the clock was held down (the power figure was then judged too).
+  bool capped() const { return capped_; }
   std::int64_t samples() const { return samples_; }
   double elapsed_ms() const { return elapsed_ms_; }
 
  private:
   SteadyStateLimits limits_;
-  std::vector<double> window_, window_clock_;
-  std::vector<double> medians_, clocks_;  // one per finished window
+  std::vector<double> window_, window_clock_, window_power_;
+  std::vector<double> medians_, clocks_, powers_;  // one per finished window
+  bool capped_ = false;
   std::int64_t samples_ = 0;
   double elapsed_ms_ = 0;
   bool steady_ = false;

@@ -370,7 +370,6 @@ void PlanSession::warm_up_until_steady(std::int64_t min_executions) {
   // sample's flush, a latency sample's idle gap and the host's synchronization all count. No
   // sample starts that the last one (or, first, the --warmup executions) says would end past the
   // cap, so even one slow execution does not overrun it.
-  const double cap_ms = measure_options_.steady.max_ms;
   double next_sample_ms = min_executions > 0 ? timer.elapsed_ms() / static_cast<double>(min_executions) : 0.0;
   HostTimer search;
   std::unique_ptr<ClockSampler> sampler;
@@ -382,14 +381,19 @@ void PlanSession::warm_up_until_steady(std::int64_t min_executions) {
   const auto n = batch();
   next_sample_ms *= static_cast<double>(n);
   std::vector<Sample> recent;
-  while (!detector.finished() && search.elapsed_ms() + next_sample_ms <= cap_ms) {
+  // The cap grows once the driver says the clock is held down (SteadyStateLimits).
+  while (!detector.finished() && search.elapsed_ms() + next_sample_ms <= detector.max_ms()) {
     HostTimer one;
     const auto s = take_sample(n);
     const double sample_ms = one.elapsed_ms();
     const double primary = std::isnan(s.kernel_ms) ? s.host_ms : s.kernel_ms;
     // Steadiness is judged on the timed figure; the --warmup-max-ms cap on elapsed time.
-    detector.add(primary * static_cast<double>(n), sampler ? sampler->latest_sm_mhz() : std::nan(""),
-                 s.host_ms * static_cast<double>(n));
+    WarmupSensors sensors;
+    if (sampler) {
+      const auto r = sampler->latest();
+      sensors = {.sm_mhz = r.sm_mhz, .power_w = r.power_w, .capped = r.capped == 1.0};
+    }
+    detector.add(primary * static_cast<double>(n), sensors, s.host_ms * static_cast<double>(n));
     recent.push_back(s);
     warmup_executions_ += n;
     next_sample_ms = sample_ms + pace(sample_ms);

@@ -55,6 +55,47 @@ TEST(SteadyState, AMovingClockBlocksSteadiness) {
   EXPECT_FALSE(d.steady());
 }
 
+// A capped row: its timings and clock already agree, but the power the driver averages is
+// still climbing, so the clock will fall further (session 17's settle probe).
+TEST(SteadyState, ACappedRowWaitsForItsPowerToSettle) {
+  SteadyStateLimits limits;
+  limits.max_ms = 1e9;
+  SteadyStateDetector d(limits);
+  int n = 0;
+  while (!d.finished()) {
+    const double power = n < 60 ? 400.0 + 5.0 * n : 700.0;  // 1 s average catching up
+    d.add(1.0, WarmupSensors{.sm_mhz = 1500, .power_w = power, .capped = true}, 1.0);
+    ++n;
+  }
+  EXPECT_TRUE(d.steady());
+  EXPECT_TRUE(d.capped());
+  EXPECT_GE(n, 60);
+  EXPECT_LE(n, 80);
+}
+
+TEST(SteadyState, AnUncappedRowDoesNotWaitForItsPower) {
+  SteadyStateDetector d({});
+  int n = 0;
+  while (!d.finished()) d.add(1.0, WarmupSensors{.sm_mhz = 1980, .power_w = 100.0 + 10.0 * n++}, 1.0);
+  EXPECT_TRUE(d.steady());
+  EXPECT_FALSE(d.capped());
+  EXPECT_EQ(n, 15);
+}
+
+TEST(SteadyState, ACappedRowMayUseALongerTimeCap) {
+  SteadyStateLimits limits;
+  limits.max_ms = 100;
+  limits.capped_max_factor = 3;
+  SteadyStateDetector d(limits);
+  EXPECT_DOUBLE_EQ(d.max_ms(), 100);
+  double power = 300;
+  while (!d.finished()) d.add(1.0, WarmupSensors{.sm_mhz = 1500, .power_w = power += 20, .capped = true}, 1.0);
+  EXPECT_FALSE(d.steady());  // the power never settles: stops at the longer cap, not steady
+  EXPECT_DOUBLE_EQ(d.max_ms(), 300);
+  EXPECT_GE(d.elapsed_ms(), 300);
+  EXPECT_LT(d.elapsed_ms(), 301);
+}
+
 TEST(SteadyState, ZeroBudgetFinishesAtOnce) {
   SteadyStateLimits limits;
   limits.max_ms = 0;
