@@ -24,6 +24,20 @@ using NvmlClockInfo = int (*)(NvmlDevice, int, unsigned*);
 using NvmlTemperature = int (*)(NvmlDevice, int, unsigned*);
 using NvmlPowerUsage = int (*)(NvmlDevice, unsigned*);
 using NvmlEventReasons = int (*)(NvmlDevice, unsigned long long*);
+using NvmlPowerLimit = int (*)(NvmlDevice, unsigned*);
+// nvmlFieldValue_t's layout (nvml.h): the value is an 8-byte union, read here as what the power
+// fields hold (an unsigned int of mW, or an unsigned long long on some drivers).
+struct NvmlFieldValue {
+  unsigned field_id, scope_id;
+  long long timestamp, latency_us;
+  int value_type, nvml_return;
+  unsigned long long value;
+};
+using NvmlFieldValues = int (*)(NvmlDevice, int, NvmlFieldValue*);
+constexpr unsigned kNvmlFieldPowerInstant = 186;  // NVML_FI_DEV_POWER_INSTANT, mW
+constexpr int kNvmlValueUnsignedInt = 1, kNvmlValueUnsignedLongLong = 3;
+// At or above this share of the enforced limit the driver cuts the clock at its next tick.
+constexpr double kAtPowerLimit = 0.95;
 constexpr int kNvmlClockSm = 1, kNvmlClockMem = 2, kNvmlTemperatureGpu = 0;
 // nvmlClocksEventReason* bits that mean "the clocks are held down by power or heat": SW power
 // cap (0x4), HW slowdown (0x8), SW thermal (0x20), HW thermal (0x40), HW power brake (0x80).
@@ -50,16 +64,21 @@ class NvmlClockSource final : public ClockSource {
     // The newer name first; drivers before R535 have only the "throttle" spelling.
     reasons_ = symbol<NvmlEventReasons>("nvmlDeviceGetCurrentClocksEventReasons");
     if (!reasons_) reasons_ = symbol<NvmlEventReasons>("nvmlDeviceGetCurrentClocksThrottleReasons");
+    fields_ = symbol<NvmlFieldValues>("nvmlDeviceGetFieldValues");
+    limit_ = symbol<NvmlPowerLimit>("nvmlDeviceGetEnforcedPowerLimit");
     if (!init || !shutdown_ || !by_index || !clock_ || init() != 0) {
       shutdown_ = nullptr;
       return false;
     }
     if (!pci_bus_id.empty() && by_bus && by_bus(pci_bus_id.c_str(), &device_) == 0) {
       name_ = pci_bus_id;
-      return true;
+    } else {
+      name_ = "index 0";
+      if (by_index(0, &device_) != 0) return false;
     }
-    name_ = "index 0";
-    return by_index(0, &device_) == 0;
+    unsigned limit_mw = 0;
+    if (limit_ && limit_(device_, &limit_mw) == 0 && limit_mw > 0) limit_w_ = limit_mw / 1000.0;
+    return true;
   }
   ClockReading read() override {
     ClockReading r{kNaN, kNaN, kNaN, kNaN};
@@ -70,7 +89,20 @@ class NvmlClockSource final : public ClockSource {
     if (power_ && power_(device_, &value) == 0) r.power_w = value / 1000.0;  // NVML reports mW
     unsigned long long reasons = 0;
     if (reasons_ && reasons_(device_, &reasons) == 0) r.capped = (reasons & kNvmlCappedReasons) ? 1.0 : 0.0;
+    const double instant_w = instant_power_w();
+    if (!std::isnan(instant_w) && !std::isnan(limit_w_))
+      r.at_power_limit = instant_w >= kAtPowerLimit * limit_w_ ? 1.0 : 0.0;
     return r;
+  }
+  // NaN where the driver has no instant power field (before R535, or not on this board).
+  double instant_power_w() {
+    if (!fields_) return kNaN;
+    NvmlFieldValue v{};
+    v.field_id = kNvmlFieldPowerInstant;
+    if (fields_(device_, 1, &v) != 0 || v.nvml_return != 0) return kNaN;
+    if (v.value_type == kNvmlValueUnsignedInt) return static_cast<double>(v.value & 0xffffffffULL) / 1000.0;
+    if (v.value_type == kNvmlValueUnsignedLongLong) return static_cast<double>(v.value) / 1000.0;
+    return kNaN;
   }
   std::string description() const override { return fmt::format("NVML, device {}", name_); }
 
@@ -85,6 +117,9 @@ class NvmlClockSource final : public ClockSource {
   NvmlTemperature temperature_ = nullptr;
   NvmlPowerUsage power_ = nullptr;
   NvmlEventReasons reasons_ = nullptr;
+  NvmlFieldValues fields_ = nullptr;
+  NvmlPowerLimit limit_ = nullptr;
+  double limit_w_ = kNaN;
   NvmlDevice device_ = nullptr;
   std::string name_;
 };

@@ -36,8 +36,8 @@ constexpr const char* kComparedOptions[] = {
     "min_iters",     "min_time_ms",     "max_iters",     "max_time_ms",
     "latency",       "latency_idle_ms", "batch",         "per_execution_events",
     "warmup_max_ms", "clock_tolerance", "rtol",          "atol",
-    "heur_mode",     "gpu_reference",   "engines",       "skip_engines",
-    "max_engines",   "isolate",         "repeat"};
+    "capped_min_ms", "heur_mode",       "gpu_reference", "engines",
+    "skip_engines",  "max_engines",     "isolate",       "repeat"};
 
 // The timing methods of a run's timed rows, as families: batch sizes dropped, and batched and
 // single device-event timing counted as one ("device-events"), since the row runner picks the

@@ -16,7 +16,7 @@ RepeatResult measure_repeats(GraphData& data, Provider& provider, Stream& stream
     session.set_measure_options(options.measure);
     session.set_clock_source(gpu_clock_source(provider));
     session.warm_up_until_steady(options.warmup);
-    auto rule = make_stopping_rule(options);
+    auto rule = make_stopping_rule(options, session);
     out.medians_ms.push_back(session.measure(*rule, false).primary().median);
   }
   out.spread = spread_of(out.medians_ms);

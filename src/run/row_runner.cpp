@@ -130,7 +130,7 @@ RowResult run_row(GraphData& data, Provider& provider, Stream& stream, const Eng
     }
     lap("warm-up");
     stage = "measure";
-    auto rule = make_stopping_rule(options);
+    auto rule = make_stopping_rule(options, session);
     if (options.profile_child_plan)
       stream.profiler_start(fmt::format("{}/{}/{}/{}", graph.name, row.provider, engine.id, *row.plan_name));
     auto m = session.measure(*rule, options.save_samples);

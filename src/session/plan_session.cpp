@@ -164,6 +164,14 @@ std::unique_ptr<StoppingRule> make_stopping_rule(const RunOptions& options) {
   return std::make_unique<AdaptiveMedianRule>(options.adaptive);
 }
 
+std::unique_ptr<StoppingRule> make_stopping_rule(const RunOptions& options, const PlanSession& session) {
+  if (options.iters || !session.warmup_capped()) return make_stopping_rule(options);
+  auto limits = options.adaptive;
+  limits.min_time_ms =
+      std::max(limits.min_time_ms, std::min(options.measure.capped_min_ms, limits.max_time_ms));
+  return std::make_unique<AdaptiveMedianRule>(limits);
+}
+
 PlanSession::PlanSession(GraphData& data, Provider& provider, Stream& stream, const PlanSpec& spec)
     : data_(data), provider_(provider), stream_(stream), spec_(spec) {
   HostTimer timer;
@@ -390,8 +398,11 @@ void PlanSession::warm_up_until_steady(std::int64_t min_executions) {
     // Steadiness is judged on the timed figure; the --warmup-max-ms cap on elapsed time.
     WarmupSensors sensors;
     if (sampler) {
+      // Drawing the limit counts as capped only when sustained: a paced row's idle gaps keep the
+      // power average, which the driver caps, below the limit its kernels draw.
       const auto r = sampler->latest();
-      sensors = {.sm_mhz = r.sm_mhz, .power_w = r.power_w, .capped = r.capped == 1.0};
+      const bool at_limit = r.at_power_limit == 1.0 && measure_options_.regime == Regime::sustained;
+      sensors = {.sm_mhz = r.sm_mhz, .power_w = r.power_w, .capped = r.capped == 1.0 || at_limit};
     }
     detector.add(primary * static_cast<double>(n), sensors, s.host_ms * static_cast<double>(n));
     recent.push_back(s);
@@ -401,6 +412,7 @@ void PlanSession::warm_up_until_steady(std::int64_t min_executions) {
   std::vector<ClockReading> readings;
   if (sampler) readings = sampler->stop();
   warmup_steady_ = detector.steady();
+  warmup_capped_ = detector.capped();
   warmup_ms_ = timer.elapsed_ms();
   steady_samples_.clear();
   steady_readings_.clear();

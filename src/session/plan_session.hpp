@@ -130,6 +130,9 @@ class PlanSession {
   // Wall time of the warm-up's steady samples that the last measure() took into its statistics:
   // time the warm-up spent that is measurement, not overhead.
   double reused_warmup_ms() const { return reused_warmup_ms_; }
+  // Whether the last warm-up found the device held at its power cap (the driver said so or, in
+  // the sustained regime, drew the limit): then it waited for the power to settle.
+  bool warmup_capped() const { return warmup_capped_; }
 
  private:
   struct Sample {
@@ -182,7 +185,7 @@ class PlanSession {
   ClockSource* clock_source_ = nullptr;
   std::int64_t warmup_executions_ = 0;
   double warmup_ms_ = 0, reused_warmup_ms_ = 0;
-  bool warmup_steady_ = false;
+  bool warmup_steady_ = false, warmup_capped_ = false;
   // The samples of the warm-up's last windows, which agreed (steady): they are the first samples
   // of the measurement, so a row on an already steady device pays no extra warm-up. Empty when
   // the warm-up did not end steady or the batch changed after it.
@@ -207,5 +210,8 @@ bool uses_reduced_precision(const EngineInfo& engine);
 void judge_as_engine_notes_say(PlanSession& session, const EngineInfo& engine);
 
 std::unique_ptr<StoppingRule> make_stopping_rule(const RunOptions& options);
+// The rule for a measurement after `session`'s warm-up: one found at the power cap measures at
+// least --capped-min-ms (MeasureOptions::capped_min_ms), within --max-time-ms.
+std::unique_ptr<StoppingRule> make_stopping_rule(const RunOptions& options, const PlanSession& session);
 
 }  // namespace dnnbench

@@ -88,6 +88,11 @@ struct MeasureOptions {
   // Seven samples of ~10 ms with their gaps cost ~0.15 s a capped row.
   std::int64_t other_regime_samples = 7;
   SteadyStateLimits steady;  // warm-up until steady; max_ms is --warmup-max-ms
+  // A row whose warm-up found the device at its power cap measures at least this long: the H200's
+  // driver cycles the clock about once a second there, and a 150 ms row read anywhere from 3%
+  // fast to 9% slow against the cycle's median, a 1 s row within 2% (bench/RESULTS.md, session
+  // 17). --capped-min-ms; 0: no minimum.
+  double capped_min_ms = 1000;
   // The SM clock's relative movement during sampling above which a row is flagged clock_unstable.
   double clock_tolerance = 0.02;
 };

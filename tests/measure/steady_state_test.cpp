@@ -89,7 +89,8 @@ TEST(SteadyState, ACappedRowMayUseALongerTimeCap) {
   SteadyStateDetector d(limits);
   EXPECT_DOUBLE_EQ(d.max_ms(), 100);
   double power = 300;
-  while (!d.finished()) d.add(1.0, WarmupSensors{.sm_mhz = 1500, .power_w = power += 20, .capped = true}, 1.0);
+  while (!d.finished())
+    d.add(1.0, WarmupSensors{.sm_mhz = 1500, .power_w = power += 20, .capped = true}, 1.0);
   EXPECT_FALSE(d.steady());  // the power never settles: stops at the longer cap, not steady
   EXPECT_DOUBLE_EQ(d.max_ms(), 300);
   EXPECT_GE(d.elapsed_ms(), 300);

@@ -9,6 +9,8 @@
 #include "../support/graph_builder.hpp"
 #include "env/calibration.hpp"
 #include "graph/validate.hpp"
+#include "measure/clock_sampler.hpp"
+#include "measure/stopping_rule.hpp"
 #include "providers/registry.hpp"
 #include "run/row_runner.hpp"
 #include "session/graph_data.hpp"
@@ -211,6 +213,57 @@ TEST(MeasurementModes, BatchTargetResizesTheChosenBatch) {
   forced.set_batch_target_ms(1.0);
   FixedCountRule rule(2);
   EXPECT_EQ(forced.measure(rule, false).timing.batch, 3);
+}
+
+// A device whose sensors read the same every time: at 700 W, held down or not, drawing the
+// limit or not.
+class SteadySensors final : public ClockSource {
+ public:
+  SteadySensors(double capped, double at_limit) : capped_(capped), at_limit_(at_limit) {}
+  ClockReading read() override {
+    ClockReading r{1500, 3200, 60, 700};
+    r.capped = capped_;
+    r.at_power_limit = at_limit_;
+    return r;
+  }
+  std::string description() const override { return "steady sensors"; }
+
+ private:
+  double capped_, at_limit_;
+};
+
+// Whether a warm-up with these sensors in this regime counts the device as capped, and the
+// minimum time of the rule that follows it.
+std::pair<bool, double> capped_and_min_time(ClockSource& sensors, Regime regime) {
+  auto provider = make_provider("reference");
+  TimedHostStream stream(provider->make_stream());
+  const auto graph = relu_graph();
+  GraphData data(graph, 1);
+  PlanSession session(data, *provider, stream,
+                      provider->heuristic_plan(graph, provider->engines(graph).at(0)));
+  RunOptions options;
+  options.measure.regime = regime;
+  options.measure.steady.max_ms = 100;
+  options.measure.capped_min_ms = 700;
+  session.set_measure_options(options.measure);
+  session.set_clock_source(&sensors);
+  session.warm_up_until_steady(1);
+  const auto rule = make_stopping_rule(options, session);
+  const auto* adaptive = dynamic_cast<const AdaptiveMedianRule*>(rule.get());
+  return {session.warmup_capped(), adaptive ? adaptive->limits().min_time_ms : -1.0};
+}
+
+// A row found at the power cap measures a whole cycle of the driver's power control
+// (--capped-min-ms); drawing the limit counts only when sustained, since a paced row's idle gaps
+// keep the average the driver caps below what its kernels draw.
+TEST(MeasurementModes, ARowAtThePowerCapMeasuresAtLeastTheCappedMinimum) {
+  const double default_min = AdaptiveLimits{}.min_time_ms;
+  SteadySensors held(1, 1), drawing_the_limit(0, 1), cool(0, 0);
+  EXPECT_EQ(capped_and_min_time(held, Regime::sustained), std::make_pair(true, 700.0));
+  EXPECT_EQ(capped_and_min_time(drawing_the_limit, Regime::sustained), std::make_pair(true, 700.0));
+  EXPECT_EQ(capped_and_min_time(cool, Regime::sustained), std::make_pair(false, default_min));
+  EXPECT_EQ(capped_and_min_time(held, Regime::paced), std::make_pair(true, 700.0));
+  EXPECT_EQ(capped_and_min_time(drawing_the_limit, Regime::paced), std::make_pair(false, default_min));
 }
 
 TEST(MeasurementModes, PerExecutionEventsIsIgnoredWithoutADeviceTimer) {
