@@ -36,8 +36,9 @@ struct NvmlFieldValue {
 using NvmlFieldValues = int (*)(NvmlDevice, int, NvmlFieldValue*);
 constexpr unsigned kNvmlFieldPowerInstant = 186;  // NVML_FI_DEV_POWER_INSTANT, mW
 constexpr int kNvmlValueUnsignedInt = 1, kNvmlValueUnsignedLongLong = 3;
-// At or above this share of the enforced limit the driver cuts the clock at its next tick.
-constexpr double kAtPowerLimit = 0.95;
+// At or above the enforced limit the driver cuts the clock at its next tick. Not lower: a row
+// whose instant power wandered around 95% of it ran at full boost (session 17, call 2).
+constexpr double kAtPowerLimit = 1.0;
 constexpr int kNvmlClockSm = 1, kNvmlClockMem = 2, kNvmlTemperatureGpu = 0;
 // nvmlClocksEventReason* bits that mean "the clocks are held down by power or heat": SW power
 // cap (0x4), HW slowdown (0x8), SW thermal (0x20), HW thermal (0x40), HW power brake (0x80).

@@ -14,7 +14,7 @@ struct ClockReading {
   // 1 when the driver reports the clocks held down by the power cap or a thermal slowdown at the
   // reading, 0 when not, NaN when it cannot say (NVML's clock event reasons).
   double capped = std::numeric_limits<double>::quiet_NaN();
-  // 1 when NVML's instant power reading is at or above 95% of the enforced power limit, 0 when
+  // 1 when NVML's instant power reading is at or above the enforced power limit, 0 when
   // below, NaN when it cannot say. It is read at the driver's ~100 ms tick before the clock is
   // cut: a row's warm-up may end before `capped` says so (session 17's settle probe).
   double at_power_limit = std::numeric_limits<double>::quiet_NaN();

@@ -19,7 +19,7 @@ double relative_spread_of_last(const std::vector<double>& values, std::int64_t c
 void SteadyStateDetector::add(double sample_ms, const WarmupSensors& sensors, double elapsed_ms) {
   ++samples_;
   elapsed_ms_ += elapsed_ms;
-  capped_ = capped_ || sensors.capped;
+  window_capped_ = window_capped_ || sensors.capped;
   window_.push_back(sample_ms);
   if (!std::isnan(sensors.sm_mhz)) window_clock_.push_back(sensors.sm_mhz);
   if (!std::isnan(sensors.power_w)) window_power_.push_back(sensors.power_w);
@@ -30,6 +30,10 @@ void SteadyStateDetector::add(double sample_ms, const WarmupSensors& sensors, do
   window_.clear();
   window_clock_.clear();
   window_power_.clear();
+  // The latest window says whether the row is capped, not any earlier reading: NVML's readings
+  // move in ~100 ms ticks, and a row's first one may still be the previous row's.
+  capped_ = window_capped_;
+  window_capped_ = false;
   const bool times_agree = relative_spread_of_last(medians_, limits_.windows) <= limits_.tolerance;
   // Clocks and power are judged only when every window had readings (NVML present); power only
   // once the clock is held down, since then it sets the clock (an uncapped row runs at its boost

@@ -43,10 +43,11 @@ class SteadyStateDetector {
   void add(double sample_ms, double sm_mhz) { add(sample_ms, sm_mhz, sample_ms); }
   bool steady() const { return steady_; }
   bool finished() const { return steady_ || elapsed_ms_ >= max_ms(); }
-  // The time cap now: max_ms, or max_ms * capped_max_factor once a reading said capped.
-  double max_ms() const { return capped_ ? limits_.max_ms * limits_.capped_max_factor : limits_.max_ms; }
-  // Whether a reading said the clock was held down (the power figure was then judged too).
-  bool capped() const { return capped_; }
+  // The time cap now: max_ms, or max_ms * capped_max_factor while the latest window said capped.
+  double max_ms() const { return capped() ? limits_.max_ms * limits_.capped_max_factor : limits_.max_ms; }
+  // Whether a reading of the latest finished window (before the first: of the samples so far)
+  // said the clock was held down; the power figure is then judged too.
+  bool capped() const { return medians_.empty() ? window_capped_ : capped_; }
   std::int64_t samples() const { return samples_; }
   double elapsed_ms() const { return elapsed_ms_; }
 
@@ -54,7 +55,7 @@ class SteadyStateDetector {
   SteadyStateLimits limits_;
   std::vector<double> window_, window_clock_, window_power_;
   std::vector<double> medians_, clocks_, powers_;  // one per finished window
-  bool capped_ = false;
+  bool capped_ = false, window_capped_ = false;
   std::int64_t samples_ = 0;
   double elapsed_ms_ = 0;
   bool steady_ = false;

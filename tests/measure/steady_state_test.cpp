@@ -82,6 +82,21 @@ TEST(SteadyState, AnUncappedRowDoesNotWaitForItsPower) {
   EXPECT_EQ(n, 15);
 }
 
+// The first readings of a row may still be the previous row's (NVML moves in ~100 ms ticks): a
+// row that is not capped by the time a window ends does not wait for its power.
+TEST(SteadyState, AStaleCappedReadingIsForgottenAtTheNextWindow) {
+  SteadyStateDetector d({});
+  int n = 0;
+  while (!d.finished()) {
+    const bool stale = n < 3;
+    d.add(1.0, WarmupSensors{.sm_mhz = 1980, .power_w = 200.0 + 10.0 * n, .capped = stale}, 1.0);
+    ++n;
+  }
+  EXPECT_TRUE(d.steady());
+  EXPECT_FALSE(d.capped());
+  EXPECT_EQ(n, 15);
+}
+
 TEST(SteadyState, ACappedRowMayUseALongerTimeCap) {
   SteadyStateLimits limits;
   limits.max_ms = 100;
