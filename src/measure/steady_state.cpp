@@ -22,27 +22,34 @@ void SteadyStateDetector::add(double sample_ms, const WarmupSensors& sensors, do
   window_capped_ = window_capped_ || sensors.capped;
   window_.push_back(sample_ms);
   if (!std::isnan(sensors.sm_mhz)) window_clock_.push_back(sensors.sm_mhz);
-  if (!std::isnan(sensors.power_w)) window_power_.push_back(sensors.power_w);
+  if (!std::isnan(sensors.power_w)) {
+    powers_.push_back({elapsed_ms_, sensors.power_w});
+    while (powers_.size() > 1 && powers_[1].at_ms <= elapsed_ms_ - limits_.power_span_ms) powers_.pop_front();
+  }
   if (static_cast<std::int64_t>(window_.size()) < limits_.window_samples) return;
   medians_.push_back(summarize(window_).median);
   if (!window_clock_.empty()) clocks_.push_back(summarize(window_clock_).mean);
-  if (!window_power_.empty()) powers_.push_back(summarize(window_power_).mean);
   window_.clear();
   window_clock_.clear();
-  window_power_.clear();
   // The latest window says whether the row is capped, not any earlier reading: NVML's readings
   // move in ~100 ms ticks, and a row's first one may still be the previous row's.
   capped_ = window_capped_;
   window_capped_ = false;
   const bool times_agree = relative_spread_of_last(medians_, limits_.windows) <= limits_.tolerance;
-  // Clocks and power are judged only when every window had readings (NVML present); power only
-  // once the clock is held down, since then it sets the clock (an uncapped row runs at its boost
-  // clock whatever its power does, and need not wait for the average to catch up).
+  // Clocks are judged only when every window had readings (NVML present); power only once the
+  // clock is held down, since then it sets the clock (an uncapped row runs at its boost clock
+  // whatever its power does, and need not wait for the average to catch up).
   const bool clocks_agree = clocks_.size() != medians_.size() ||
                             relative_spread_of_last(clocks_, limits_.windows) <= limits_.clock_tolerance;
-  const bool power_agrees = !capped_ || powers_.size() != medians_.size() ||
-                            relative_spread_of_last(powers_, limits_.windows) <= limits_.power_tolerance;
-  steady_ = times_agree && clocks_agree && power_agrees;
+  steady_ = times_agree && clocks_agree && (!capped_ || power_settled());
+}
+
+bool SteadyStateDetector::power_settled() const {
+  if (powers_.empty()) return true;  // no power readings: nothing to wait for
+  if (powers_.front().at_ms > elapsed_ms_ - limits_.power_span_ms) return false;  // too short a span yet
+  const auto [lo, hi] = std::minmax_element(powers_.begin(), powers_.end(),
+                                            [](const auto& a, const auto& b) { return a.watts < b.watts; });
+  return lo->watts > 0 && (hi->watts - lo->watts) / lo->watts <= limits_.power_tolerance;
 }
 
 }  // namespace dnnbench

@@ -5,6 +5,7 @@
 // the state is steady when the medians of the last few windows (and their mean SM clocks, when
 // sampled) agree within a tolerance. A time cap bounds the search.
 #include <cstdint>
+#include <deque>
 #include <limits>
 #include <vector>
 
@@ -18,9 +19,13 @@ struct SteadyStateLimits {
   double max_ms = 500;              // --warmup-max-ms: give up (not steady) after this much sampling
   // At the power cap the clock follows the power the driver averages (~1 s on the H200), so it
   // keeps falling for a second after the timings look steady over three 50 ms windows: a capped
-  // row also waits until its windows' mean power agrees, and for that may sample up to
-  // max_ms * capped_max_factor (bench/RESULTS.md, session 17: the settle probe).
+  // row also waits until its power readings of the last power_span_ms agree within
+  // power_tolerance, and for that may sample up to max_ms * capped_max_factor (bench/RESULTS.md,
+  // session 17: the settle probe). A span in time, not in windows: NVML's power moves in ~100 ms
+  // ticks, and three windows of short samples can fall inside one tick and agree while the
+  // average still climbs (session 17, call 3).
   double power_tolerance = 0.02;
+  double power_span_ms = 300;
   double capped_max_factor = 4;
 };
 
@@ -53,8 +58,14 @@ class SteadyStateDetector {
 
  private:
   SteadyStateLimits limits_;
-  std::vector<double> window_, window_clock_, window_power_;
-  std::vector<double> medians_, clocks_, powers_;  // one per finished window
+  bool power_settled() const;
+  struct PowerReading {
+    double at_ms, watts;  // at elapsed_ms()
+  };
+  std::vector<double> window_, window_clock_;
+  std::vector<double> medians_, clocks_;  // one per finished window
+  // The power readings of the last power_span_ms, and the one before them.
+  std::deque<PowerReading> powers_;
   bool capped_ = false, window_capped_ = false;
   std::int64_t samples_ = 0;
   double elapsed_ms_ = 0;

@@ -56,21 +56,24 @@ TEST(SteadyState, AMovingClockBlocksSteadiness) {
 }
 
 // A capped row: its timings and clock already agree, but the power the driver averages is
-// still climbing, so the clock will fall further (session 17's settle probe).
+// still climbing, so the clock will fall further (session 17's settle probe). NVML's power moves
+// in 100 ms ticks, and three windows of 2 ms samples fit inside one tick: the power must hold for
+// a span of time (power_span_ms), not for three windows.
 TEST(SteadyState, ACappedRowWaitsForItsPowerToSettle) {
   SteadyStateLimits limits;
   limits.max_ms = 1e9;
   SteadyStateDetector d(limits);
-  int n = 0;
+  double at_ms = 0;
   while (!d.finished()) {
-    const double power = n < 60 ? 400.0 + 5.0 * n : 700.0;  // 1 s average catching up
-    d.add(1.0, WarmupSensors{.sm_mhz = 1500, .power_w = power, .capped = true}, 1.0);
-    ++n;
+    const auto tick = static_cast<int>(at_ms / 100);               // NVML's 100 ms ticks
+    const double power = tick < 10 ? 120.0 + 60.0 * tick : 695.0;  // the 1 s average catching up
+    d.add(1.0, WarmupSensors{.sm_mhz = 1500, .power_w = power, .capped = true}, 2.0);
+    at_ms += 2.0;
   }
   EXPECT_TRUE(d.steady());
   EXPECT_TRUE(d.capped());
-  EXPECT_GE(n, 60);
-  EXPECT_LE(n, 80);
+  EXPECT_GE(at_ms, 1000 + limits.power_span_ms);  // the ten rising ticks, then a flat span
+  EXPECT_LE(at_ms, 1000 + limits.power_span_ms + 2 * 5 * 2.0);
 }
 
 TEST(SteadyState, AnUncappedRowDoesNotWaitForItsPower) {
