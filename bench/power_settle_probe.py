@@ -6,7 +6,7 @@ loop in bench/matched_conditions.py has run for seconds. If the power cap's cont
 NVML's ~1 s power average, the clock keeps falling after dnnbench calls the row steady, and the
 row reads a few % fast (session 12: bert ffn_down 1575 vs 1524 MHz).
 
-For each problem: 3 s idle, then CUDA-graph replays of ~5 ms back to back for --seconds, each
+For each problem: 3 s idle, then CUDA-graph replays of ~10 ms back to back for --seconds, each
 replay timed by events, and beside each one NVML's SM clock, its averaged power
 (nvmlDeviceGetPowerUsage: a ~1 s average on Hopper), its instant power (field 186) and whether the
 clock-event reasons say the power cap holds the clock. Prints the time series in 100 ms buckets
@@ -22,6 +22,8 @@ import statistics
 import time
 
 import torch
+
+from matched_conditions import calls_for, capture
 
 NVML_FI_DEV_POWER_AVERAGE = 185
 NVML_FI_DEV_POWER_INSTANT = 186
@@ -91,30 +93,11 @@ def problems():
     }
 
 
-def graph_of(fn, replay_ms=5.0):
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    for _ in range(10):
-        fn()
-    end.record()
-    end.synchronize()
-    one_ms = start.elapsed_time(end) / 10
-    calls = max(1, int(round(replay_ms / max(one_ms, 1e-3))))
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s):
-        for _ in range(2):
-            fn()
-    torch.cuda.current_stream().wait_stream(s)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        for _ in range(calls):
-            fn()
-    torch.cuda.synchronize()
-    return graph, calls
+def graph_of(fn):
+    """One CUDA-graph replay of ~10 ms of calls, as bench/matched_conditions.py times PyTorch."""
+    calls, _ = calls_for(torch, fn, None)
+    run, _, graph = capture(torch, fn, calls)
+    return run, calls, graph
 
 
 def within(series, key, final, tol=0.01):
@@ -130,7 +113,7 @@ def within(series, key, final, tol=0.01):
 
 
 def probe(nvml, name, fn, seconds, idle_s):
-    graph, calls = graph_of(fn)
+    replay, calls, _graph = graph_of(fn)
     torch.cuda.synchronize()
     time.sleep(idle_s)
     events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(4096)]
@@ -142,7 +125,7 @@ def probe(nvml, name, fn, seconds, idle_s):
     while time.perf_counter() - t0 < seconds and i < len(events):
         b, e = events[i]
         b.record()
-        graph.replay()
+        replay()
         e.record()
         pending.append((i, e))
         i += 1
