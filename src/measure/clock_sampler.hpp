@@ -42,8 +42,6 @@ class ClockSampler {
   // Stops sampling and returns the readings since start() (one is taken at each end, so even
   // a short measurement has two).
   std::vector<ClockReading> stop();
-  // The latest SM clock read (NaN before the first).
-  double latest_sm_mhz() const { return latest().sm_mhz; }
   // The latest reading (every field NaN before the first), for the steady-state warm-up.
   ClockReading latest() const;
   // Whether the latest reading says the power cap or heat held the clocks down (false when the
