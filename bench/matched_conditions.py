@@ -47,6 +47,7 @@ import os
 import re
 import statistics
 import subprocess
+import tempfile
 import sys
 import time
 from collections import deque
@@ -80,7 +81,10 @@ DUTY = 0.5  # paced: dnnbench's pacing_duty
 # PyTorch's share of a regime's time, per graph; dnnbench gets the rest. PyTorch shortens its
 # warm-ups and samples (down to 30%, SCALED) when it runs late.
 TORCH_S_PER_GRAPH = 1.0
-REGIME_WEIGHT = {"sustained": 0.45, "paced": 0.55}
+# Sustained more since session 17: its rows at the cap wait for their power (~1.4 s) and measure
+# >= 1 s (dnnbench's --capped-min-ms), where a paced row takes ~0.5 s (session 18, call 1: 140 s
+# of dnnbench sustained against 78 s paced on the whole set).
+REGIME_WEIGHT = {"sustained": 0.62, "paced": 0.38}
 SCALED = ("warm_min_s", "warm_max_s", "paced_warm_min_s", "paced_warm_max_s", "measure_s", "paced_measure_s")
 QUICK = ("bert_large_ffn_up_m4096_k1024_n4096_fp16", "llama2_7b_qkv_m2048_k4096_n12288_bf16",
          "decode_m16_k4096_n4096_fp16", BIG_GEMM, "rn50_res2_3x3_64_64_fwd_n32_nhwc_fp16",
@@ -470,6 +474,9 @@ def time_torch(torch, specs, regime, picks, cfg, clocks, deadline):
             g_cfg.measure_s = g_cfg.paced_measure_s
         pick = picks.get(name) or {}
         start = time.time()
+        if cfg.torch_fresh and re.search(cfg.torch_fresh, name):
+            results[name] = time_in_fresh_process(spec, regime, pick, g_cfg, deadline)
+            continue
         try:
             fn = build_call(torch, spec, fill="normal", seed=cfg.seed, sigma=cfg.sigma)
             calls, calls_basis = calls_for(torch, fn, pick.get("batch"))
@@ -488,6 +495,44 @@ def time_torch(torch, specs, regime, picks, cfg, clocks, deadline):
                 pass
         torch.cuda.empty_cache()
     return results
+
+
+def time_in_fresh_process(spec, regime, pick, cfg, deadline):
+    """One graph's PyTorch figure from a new process (--torch-fresh): what a program that calls
+    only this sees. A long process's history can slow a call: after torch.profiler (CUPTI) had run,
+    split-K GEMMs' replays idled 0.4-2.7 us a call between their two kernels (bench/RESULTS.md,
+    session 16); a fresh process per graph rules out any such carried-over state."""
+    fd, out = tempfile.mkstemp(suffix=".json", prefix="torch-one-")
+    os.close(fd)
+    cmd = [sys.executable, os.path.abspath(__file__), "--time-one", "--time-out", out, "--regimes", regime,
+           "--graphs", spec["path"], "--seed", str(cfg.seed), "--sigma", str(cfg.sigma), "--global-warm-s", "0"]
+    cmd += [f"--{k.replace('_', '-')}={getattr(cfg, k)}" for k in SCALED if k != "measure_s" or regime == "sustained"]
+    if pick.get("batch"):
+        cmd += ["--time-batch", str(pick["batch"])]
+    start = time.time()
+    try:
+        subprocess.run(cmd, cwd=ROOT, timeout=max(10, deadline - time.time() + 30), check=False)
+        with open(out) as f:
+            r = json.load(f)[spec["name"]]
+    except (subprocess.TimeoutExpired, OSError, ValueError, KeyError) as e:
+        r = {"error": f"fresh process: {type(e).__name__}: {str(e)[:160]}"}
+    finally:
+        os.unlink(out)
+    r["fresh_process"] = True
+    r["process_seconds"] = round(time.time() - start, 2)
+    return r
+
+
+def time_one(args, specs):
+    """Child process (--torch-fresh): time_torch on one graph, written to --time-out."""
+    import torch
+    regime = args.regimes.split(",")[0]
+    picks = {specs[0]["name"]: {"batch": args.time_batch}} if args.time_batch else {}
+    args.torch_fresh = None
+    res = time_torch(torch, specs, regime, picks, args, Clocks(), time.time() + 120)
+    with open(args.time_out, "w") as f:
+        json.dump(res, f)
+    return 0
 
 
 def profile_all(args, specs):
@@ -597,6 +642,8 @@ def build_report(out_dir, specs, state):
                 notes.append("conv under 5 us: not in the distribution")
             if t.get("method", "").startswith("back-to-back"):
                 notes.append(t["method"])
+            if t.get("fresh_process"):
+                notes.append("torch: fresh process")
             rows.append({
                 "graph": name, "family": spec["family"], "library": LIBRARY[spec["family"]], "dtype": spec["dtype"],
                 "desc": spec["desc"], "flops": flops,
@@ -983,6 +1030,12 @@ def main():
     ap.add_argument("--results", nargs="+", help="--self-test: dnnbench results JSON files (name them *cublaslt*.json "
                     "or *cudnn*.json)")
     ap.add_argument("--report-only", metavar="DIR", help="re-make the report from the files of an earlier run")
+    ap.add_argument("--torch-fresh", metavar="REGEX",
+                    help="time the PyTorch calls of graphs whose names match in a new process each (a long "
+                    "process's history can slow split-K calls; ~5 s a graph more), e.g. '^decode_'")
+    ap.add_argument("--time-one", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--time-out", help=argparse.SUPPRESS)
+    ap.add_argument("--time-batch", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--profile-kernels", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--profile-out", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -993,6 +1046,9 @@ def main():
     if args.profile_kernels:
         specs, _ = select(args)
         return profile_all(args, specs)
+    if args.time_one:
+        specs, _ = select(args)
+        return time_one(args, specs)
     if not args.dnnbench or not args.out:
         ap.error("--dnnbench and --out are required (or --self-test / --report-only)")
     for r in args.regimes.split(","):

@@ -90,6 +90,7 @@ class NvmlClockSource final : public ClockSource {
     if (power_ && power_(device_, &value) == 0) r.power_w = value / 1000.0;  // NVML reports mW
     unsigned long long reasons = 0;
     if (reasons_ && reasons_(device_, &reasons) == 0) r.capped = (reasons & kNvmlCappedReasons) ? 1.0 : 0.0;
+    r.power_limit_w = limit_w_;
     const double instant_w = instant_power_w();
     if (!std::isnan(instant_w) && !std::isnan(limit_w_))
       r.at_power_limit = instant_w >= kAtPowerLimit * limit_w_ ? 1.0 : 0.0;

@@ -18,6 +18,9 @@ struct ClockReading {
   // below, NaN when it cannot say. It is read at the driver's ~100 ms tick before the clock is
   // cut: a row's warm-up may end before `capped` says so (session 17's settle probe).
   double at_power_limit = std::numeric_limits<double>::quiet_NaN();
+  // The power limit the driver enforces, in W (NaN when it cannot say): where a capped row's
+  // averaged power settles.
+  double power_limit_w = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct MinMaxMean {

@@ -22,6 +22,7 @@ void SteadyStateDetector::add(double sample_ms, const WarmupSensors& sensors, do
   window_capped_ = window_capped_ || sensors.capped;
   window_.push_back(sample_ms);
   if (!std::isnan(sensors.sm_mhz)) window_clock_.push_back(sensors.sm_mhz);
+  if (!std::isnan(sensors.power_limit_w)) power_limit_w_ = sensors.power_limit_w;
   if (!std::isnan(sensors.power_w)) {
     powers_.push_back({elapsed_ms_, sensors.power_w});
     while (powers_.size() > 1 && powers_[1].at_ms <= elapsed_ms_ - limits_.power_span_ms) powers_.pop_front();
@@ -49,7 +50,9 @@ bool SteadyStateDetector::power_settled() const {
   if (powers_.front().at_ms > elapsed_ms_ - limits_.power_span_ms) return false;  // too short a span yet
   const auto [lo, hi] = std::minmax_element(powers_.begin(), powers_.end(),
                                             [](const auto& a, const auto& b) { return a.watts < b.watts; });
-  return lo->watts > 0 && (hi->watts - lo->watts) / lo->watts <= limits_.power_tolerance;
+  const bool held = lo->watts > 0 && (hi->watts - lo->watts) / lo->watts <= limits_.power_tolerance;
+  return held &&
+         (std::isnan(power_limit_w_) || powers_.back().watts >= limits_.power_near_limit * power_limit_w_);
 }
 
 }  // namespace dnnbench

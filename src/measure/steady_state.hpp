@@ -23,8 +23,12 @@ struct SteadyStateLimits {
   // power_tolerance, and for that may sample up to max_ms * capped_max_factor (bench/RESULTS.md,
   // session 17: the settle probe). A span in time, not in windows: NVML's power moves in ~100 ms
   // ticks, and three windows of short samples can fall inside one tick and agree while the
-  // average still climbs (session 17, call 3).
+  // average still climbs (session 17, call 3). Where the enforced limit is known the average must
+  // also have reached power_near_limit of it: held at the cap, it climbs until it sits at the
+  // limit (692-695 W of 700 on the H200), and a row that came in after an idle gap can hold 580 W
+  // for 300 ms on the way (session 18, call 1: such rows read 1-4% fast).
   double power_tolerance = 0.02;
+  double power_near_limit = 0.96;
   double power_span_ms = 300;
   double capped_max_factor = 4;
 };
@@ -33,6 +37,9 @@ struct SteadyStateLimits {
 struct WarmupSensors {
   double sm_mhz = std::numeric_limits<double>::quiet_NaN();
   double power_w = std::numeric_limits<double>::quiet_NaN();
+  // The enforced power limit, where the averaged power of a capped row settles (NaN: not known,
+  // or not to wait for: a paced row's idle gaps keep its average under it).
+  double power_limit_w = std::numeric_limits<double>::quiet_NaN();
   bool capped = false;  // the driver said the power cap or heat held the clock down
 };
 
@@ -66,6 +73,7 @@ class SteadyStateDetector {
   std::vector<double> medians_, clocks_;  // one per finished window
   // The power readings of the last power_span_ms, and the one before them.
   std::deque<PowerReading> powers_;
+  double power_limit_w_ = std::numeric_limits<double>::quiet_NaN();
   bool capped_ = false, window_capped_ = false;
   std::int64_t samples_ = 0;
   double elapsed_ms_ = 0;

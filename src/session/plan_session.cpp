@@ -398,11 +398,16 @@ void PlanSession::warm_up_until_steady(std::int64_t min_executions) {
     // Steadiness is judged on the timed figure; the --warmup-max-ms cap on elapsed time.
     WarmupSensors sensors;
     if (sampler) {
-      // Drawing the limit counts as capped only when sustained: a paced row's idle gaps keep the
-      // power average, which the driver caps, below the limit its kernels draw.
+      // Drawing the limit counts as capped, and the average is awaited up to the limit, only when
+      // sustained: a paced row's idle gaps keep the power average, which the driver caps, below
+      // the limit its kernels draw.
       const auto r = sampler->latest();
-      const bool at_limit = r.at_power_limit == 1.0 && measure_options_.regime == Regime::sustained;
-      sensors = {.sm_mhz = r.sm_mhz, .power_w = r.power_w, .capped = r.capped == 1.0 || at_limit};
+      const bool sustained = measure_options_.regime == Regime::sustained;
+      const bool at_limit = r.at_power_limit == 1.0 && sustained;
+      sensors = {.sm_mhz = r.sm_mhz,
+                 .power_w = r.power_w,
+                 .power_limit_w = sustained ? r.power_limit_w : std::numeric_limits<double>::quiet_NaN(),
+                 .capped = r.capped == 1.0 || at_limit};
     }
     detector.add(primary * static_cast<double>(n), sensors, s.host_ms * static_cast<double>(n));
     recent.push_back(s);

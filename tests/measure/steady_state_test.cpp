@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <random>
 
 namespace dnnbench {
@@ -74,6 +75,30 @@ TEST(SteadyState, ACappedRowWaitsForItsPowerToSettle) {
   EXPECT_TRUE(d.capped());
   EXPECT_GE(at_ms, 1000 + limits.power_span_ms);  // the ten rising ticks, then a flat span
   EXPECT_LE(at_ms, 1000 + limits.power_span_ms + 2 * 5 * 2.0);
+}
+
+// A capped row that came in after an idle gap can hold an average well under the limit for a
+// few NVML ticks on its way up (session 18, call 1: 580 W for 300 ms, then 690 W): where the
+// limit is known, the warm-up waits for the average to reach it.
+TEST(SteadyState, ACappedRowWaitsForItsAverageToReachTheLimit) {
+  const auto warm_up_ms = [](double limit_w) {
+    SteadyStateLimits limits;
+    limits.max_ms = 1e9;
+    SteadyStateDetector d(limits);
+    double at_ms = 0;
+    while (!d.finished()) {
+      const double power = at_ms < 600 ? 580.0 : 690.0;
+      d.add(1.0, WarmupSensors{.sm_mhz = 1500, .power_w = power, .power_limit_w = limit_w, .capped = true},
+            2.0);
+      at_ms += 2.0;
+    }
+    EXPECT_TRUE(d.steady());
+    return at_ms;
+  };
+  const SteadyStateLimits limits;
+  EXPECT_GE(warm_up_ms(700), 600 + limits.power_span_ms);
+  // Without a known limit (or paced, where it is not passed), the held span is all it waits for.
+  EXPECT_LT(warm_up_ms(std::numeric_limits<double>::quiet_NaN()), 600);
 }
 
 TEST(SteadyState, AnUncappedRowDoesNotWaitForItsPower) {
