@@ -12,8 +12,9 @@
 #
 #   builds        build (system cuDNN 9.14, warnings as errors), build919 (PyTorch's cuDNN 9.19 and
 #                 the torch provider on CUDA)
-#   does it run   tests (every `gpu` test), devtests (DEVTESTS_FILTER), lt-tests (the cuBLASLt gpu
-#                 tests one by one, with thread stacks when one hangs), torch, torch-gpu (the torch
+#   does it run   tests (every `gpu` test), tests919 (the same on the 9.19 build), devtests
+#                 (DEVTESTS_FILTER), lt-tests (the cuBLASLt gpu tests one by one, with thread
+#                 stacks when one hangs), torch, torch-gpu (the torch
 #                 provider's tests); smoke (graphs/samples on cudnn and cublaslt, validation
 #                 counts; SMOKE_DIRS, SMOKE_SHARDS default 4), torch-samples, fp8, tf32probe
 #                 (cuDNN's fp32 matmul with NVIDIA_TF32_OVERRIDE=0); coverage (which sample graphs of
@@ -105,6 +106,17 @@ if want tests; then
   timeout "$(cap 200)" ctest --test-dir build/gpu -L gpu --output-on-failure --timeout 120 > "$OUT_DIR/ctest-gpu.log" 2>&1
   echo "ctest rc $?"
   grep -E "tests passed|\(Failed\)|\(Timeout\)|Skipped|Not Run" "$OUT_DIR/ctest-gpu.log" | tail -16
+fi
+
+if want tests919; then
+  # The same tests on the 9.19 build (PyTorch's cuDNN, with the torch provider): one build
+  # serves both the tests and the matched stage when device time is short.
+  wait919
+  stage "gpu tests, 9.19 build"
+  LD_LIBRARY_PATH="$CUDNN919/lib:$LD_LIBRARY_PATH" timeout "$(cap 200)" ctest --test-dir build/gpu919 -L gpu \
+    --output-on-failure --timeout 120 > "$OUT_DIR/ctest-gpu919.log" 2>&1
+  echo "ctest rc $?"
+  grep -E "tests passed|\(Failed\)|\(Timeout\)|Skipped|Not Run" "$OUT_DIR/ctest-gpu919.log" | tail -16
 fi
 
 # A command under a time limit; if it is still running at the limit, every thread's stack (gdb,
