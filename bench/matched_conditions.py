@@ -47,8 +47,8 @@ import os
 import re
 import statistics
 import subprocess
-import tempfile
 import sys
+import tempfile
 import time
 from collections import deque
 
