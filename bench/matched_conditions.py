@@ -1051,6 +1051,11 @@ def main():
         return time_one(args, specs)
     if not args.dnnbench or not args.out:
         ap.error("--dnnbench and --out are required (or --self-test / --report-only)")
+    if args.torch_fresh:
+        try:
+            re.compile(args.torch_fresh)
+        except re.error as e:
+            ap.error(f"--torch-fresh {args.torch_fresh!r}: not a regular expression: {e}")
     for r in args.regimes.split(","):
         if r not in REGIMES:
             ap.error(f"regime {r}: sustained or paced")
