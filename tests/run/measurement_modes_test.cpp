@@ -243,7 +243,12 @@ std::pair<bool, double> capped_and_min_time(ClockSource& sensors, Regime regime)
                       provider->heuristic_plan(graph, provider->engines(graph).at(0)));
   RunOptions options;
   options.measure.regime = regime;
-  options.measure.steady.max_ms = 100;
+  // One execution a sample and a second of search: a window of samples must complete for the
+  // detector to say capped, and a loaded CI machine once spent the whole of a 100 ms cap (the
+  // first execution's time, multiplied by a probed batch) before the first sample (CI, stop 38).
+  options.measure.batch = 1;
+  options.measure.steady.max_ms = 1000;
+  options.measure.steady.tolerance = 1;  // times agree at once: only the sensors decide
   options.measure.capped_min_ms = 700;
   session.set_measure_options(options.measure);
   session.set_clock_source(&sensors);
