@@ -239,6 +239,7 @@ def read_dnnbench(path):
             "warmup_steady": timing.get("warmup_steady"),
             "converged": timing.get("converged"), "clock_unstable": timing.get("clock_unstable"),
             "sm_mhz": _mean(timing.get("clocks"), "sm_mhz"), "power_w": _mean(timing.get("clocks"), "power_w"),
+            "temperature_c": _mean(timing.get("clocks"), "temperature_c"),
             "kernels": kernels, "analytical_flops": g.get("analytical_flops") or r.get("analytical_flops"),
         }
     summary = {"providers": meta.get("providers"), "gpu": meta.get("gpu"), "tool": meta.get("tool"),
@@ -251,7 +252,10 @@ def read_dnnbench(path):
 # PyTorch timing (GPU machine only)
 
 class Clocks:
-    """SM clock (MHz) and board power (W) from NVML, when pynvml is there."""
+    """SM clock (MHz), board power (W) and GPU temperature (C) from NVML, when pynvml is there.
+    The temperature, since at the power cap a hotter chip leaks more and runs a lower clock for the
+    same watts: rows at the cap read 1-4% higher clocks on dnnbench's side at equal power (session
+    18), and dnnbench's rows start after idle gaps where PyTorch's run back to back."""
 
     def __init__(self):
         self.nv = None
@@ -267,7 +271,8 @@ class Clocks:
             return None
         try:
             return (float(self.pynvml.nvmlDeviceGetClockInfo(self.nv, self.pynvml.NVML_CLOCK_SM)),
-                    self.pynvml.nvmlDeviceGetPowerUsage(self.nv) / 1000.0)
+                    self.pynvml.nvmlDeviceGetPowerUsage(self.nv) / 1000.0,
+                    float(self.pynvml.nvmlDeviceGetTemperature(self.nv, self.pynvml.NVML_TEMPERATURE_GPU)))
         except Exception:
             return None
 
@@ -309,9 +314,9 @@ def summarize(samples):
 def clock_summary(readings):
     readings = [r for r in readings if r]
     if not readings:
-        return {"sm_mhz": None, "power_w": None, "clock_readings": 0}
+        return {"sm_mhz": None, "power_w": None, "temperature_c": None, "clock_readings": 0}
     return {"sm_mhz": statistics.mean(r[0] for r in readings), "power_w": statistics.mean(r[1] for r in readings),
-            "clock_readings": len(readings)}
+            "temperature_c": statistics.mean(r[2] for r in readings), "clock_readings": len(readings)}
 
 
 def enough(samples, measured_ms, cfg):
@@ -596,7 +601,8 @@ def load_json(path, default=None):
 
 DNNBENCH_KEYS = ("status", "passed", "engine_id", "plan_name", "basis", "median_ms", "p5_ms", "p95_ms", "n",
                  "ci95_ms", "kernel_sum_ms", "batch", "method", "regime", "pacing", "fill", "other_regime",
-                 "warmup_ms", "warmup_steady", "converged", "clock_unstable", "sm_mhz", "power_w")
+                 "warmup_ms", "warmup_steady", "converged", "clock_unstable", "sm_mhz", "power_w",
+                 "temperature_c")
 
 
 def build_report(out_dir, specs, state):
@@ -722,15 +728,16 @@ def print_report(report, out=sys.stdout):
     for regime, rr in report["regimes"].items():
         p(f"== regime {regime}: dnnbench top pick vs PyTorch's call (GPU time per call, µs; ratio = dnnbench / PyTorch)")
         head = (f"{'graph':<44} {'lib':<8} {'dnnbench':>9} {'PyTorch':>9} {'ratio':>6} {'same':>4} "
-                f"{'MHz d/t':>9} {'W d/t':>9}  notes")
+                f"{'MHz d/t':>9} {'W d/t':>9} {'°C d/t':>7}  notes")
         p(head)
         p("-" * len(head))
         for r in rr["rows"]:
             d, t = r["dnnbench"], r["torch"]
             mhz, w = pair(d.get("sm_mhz"), t.get("sm_mhz"), "/"), pair(d.get("power_w"), t.get("power_w"), "/")
+            deg = pair(d.get("temperature_c"), t.get("temperature_c"), "/")
             ratio = f"{r['ratio']:.3f}" if r["ratio"] else "-"
             p(f"{short_name(r['graph']):<44} {r['library']:<8} {us(d['median_ms']):>9} {us(t.get('median_ms')):>9} "
-              f"{ratio:>6} {r['same_kernel'] or '-':>4} {mhz:>9} {w:>9}  {'; '.join(r['notes'])}")
+              f"{ratio:>6} {r['same_kernel'] or '-':>4} {mhz:>9} {w:>9} {deg:>7}  {'; '.join(r['notes'])}")
         for run_ in rr.get("dnnbench_runs") or []:
             if run_["rc"] not in (0, 3):  # 3: a row failed validation, its time still stands
                 p(f"  dnnbench {run_['library']} exit {run_['rc']} after {run_['seconds']} s "
@@ -752,8 +759,8 @@ def print_report(report, out=sys.stdout):
               f"PyTorch {tflops(b['torch_tflops'])} TFLOP/s (same kernel: {b['same_kernel'] or '-'})")
         p()
     p("(same: yes = the same compute kernels on both sides, memsets and copies aside; main = the same longest "
-      "kernel, other kernels differ; no = another kernel. MHz/W: mean SM clock and board power while timed, "
-      "dnnbench/PyTorch)")
+      "kernel, other kernels differ; no = another kernel. MHz/W/°C: mean SM clock, board power and GPU "
+      "temperature while timed, dnnbench/PyTorch)")
 
 
 def write_markdown(report, path):
@@ -768,15 +775,16 @@ def write_markdown(report, path):
         lines += [f"## Regime `{regime}`", "",
                   "GPU time per call in µs (dnnbench: the top pick's event median; PyTorch: CUDA-graph replay, "
                   "events); ratio = dnnbench / PyTorch.", "",
-                  "| graph | library | dnnbench | PyTorch | ratio | same kernel | SM MHz d / t | W d / t | "
+                  "| graph | library | dnnbench | PyTorch | ratio | same kernel | SM MHz d / t | W d / t | °C d / t | "
                   "dnnbench kernel | PyTorch kernel | notes |",
-                  "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+                  "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
         for r in rr["rows"]:
             d, t = r["dnnbench"], r["torch"]
             mhz, w = pair(d.get("sm_mhz"), t.get("sm_mhz"), " / "), pair(d.get("power_w"), t.get("power_w"), " / ")
+            deg = pair(d.get("temperature_c"), t.get("temperature_c"), " / ")
             ratio = f"{r['ratio']:.3f}" if r["ratio"] else "-"
             cells = [r["graph"], r["library"], us(d["median_ms"]), us(t.get("median_ms")), ratio,
-                     r["same_kernel"] or "-", mhz, w,
+                     r["same_kernel"] or "-", mhz, w, deg,
                      f"`{main_kernel(r['dnnbench_kernels'], 'name', 'median_ms', 140)}`",
                      f"`{main_kernel(r['torch_kernels'], 'name', 'mean_us', 140)}`",
                      "; ".join(r["notes"]).replace("|", "/")]
@@ -941,6 +949,9 @@ def self_test(args):
     check(compare_kernels([("k", 1.0), ("[memset]", 0.001)], [("k", 1.0)]) == "yes", "a memset aside, same kernels: yes")
     check(compare_kernels([("k", 1.0), ("r", 0.1)], [("k", 1.0)]) == "main", "same longest kernel, another helper: main")
     check(compare_kernels([("k", 1.0)], [("j", 1.0)]) == "no", "another kernel: no")
+    c = clock_summary([(1500.0, 690.0, 60.0), None, (1510.0, 692.0, 62.0)])
+    check(c["clock_readings"] == 2 and c["sm_mhz"] == 1505 and c["temperature_c"] == 61,
+          "clock summary: mean clock, power and temperature of the readings taken")
     d = distribution([0.98, 1.0, 1.02, 1.05, 0.9])
     check(d["n"] == 5 and abs(d["median"] - 1.0) < 1e-12 and abs(d["within"] - 0.6) < 1e-12 and d["min"] == 0.9,
           "distribution: median, share within ±3%")
@@ -968,7 +979,8 @@ def self_test(args):
                 pk = picks.get(s["name"]) or {}
                 if pk.get("median_ms"):
                     torch_res[s["name"]] = {"median_ms": pk["median_ms"] / 1.01, "n": 10, "calls": pk.get("batch") or 1,
-                                            "method": "synthetic", "sm_mhz": None, "power_w": None}
+                                            "method": "synthetic", **clock_summary([(1500.0, 690.0, 60.0),
+                                                                                    (1510.0, 692.0, 62.0)])}
                 synthetic_kernels[s["name"]] = {"method": "synthetic", "kernels": [
                     {"name": demangle(k["name"]), "launches": 1, "mean_us": (k.get("median_ms") or 0) * 1000,
                      "total_us": (k.get("median_ms") or 0) * 1000} for k in pk.get("kernels") or []]}
@@ -987,6 +999,11 @@ def self_test(args):
         check(bool(timed) and all(abs(r["ratio"] - 1.01) < 1e-9 for r in timed),
               f"report: {len(timed)} rows with ratio 1.01 (synthetic)")
         check(os.path.exists(os.path.join(out, "matched-conditions.md")), f"report written to {out}")
+        with_temps = [r for r in timed if r["dnnbench"].get("temperature_c") is not None]
+        with open(os.path.join(out, "matched-conditions.md")) as f:
+            md = f.read()
+        check(all(f"{r['dnnbench']['temperature_c']:.0f} / 61" in md for r in with_temps),
+              f"report: temperatures on both sides ({len(with_temps)} dnnbench rows with NVML readings)")
     print(f"self-test: {len(failures)} failure(s)")
     return 1 if failures else 0
 
