@@ -13,6 +13,8 @@
 # samples when late; the profiler pass and the report come after. Options worth knowing: --quick (9 graphs), --subset gemm,conv,attention,
 # --only REGEX, --regimes sustained, --conv-directions all, --deadline-s S (default 360),
 # --torch-fresh '^decode_' (those graphs' PyTorch calls timed in a new process each),
+# --torch-passes 2 (PyTorch timed twice, the second pass in reverse order: the report adds PyTorch's
+# own A/A, how many rows a repeat of the reference alone puts outside ±3%; ~2 min more sustained),
 # --dnnbench-arg=--max-time-ms=500. Environment:
 #   CUDNN_FROM_TORCH  1: put PyTorch's cuDNN first on the loader path (default: 1 when the binary's
 #                     path holds "919", as gpu-check.sh's 9.19 build does)

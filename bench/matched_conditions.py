@@ -592,6 +592,21 @@ def us(ms):
     return f"{ms * 1000:.1f}" if ms else "-"
 
 
+def torch_pass_file(regime, k):
+    """PyTorch's figures of one regime: pass 1 in torch-REGIME.json (the ratio's basis, as before
+    --torch-passes), later passes in torch-REGIME-passK.json."""
+    return f"torch-{regime}.json" if k == 1 else f"torch-{regime}-pass{k}.json"
+
+
+def torch_passes(out_dir, regime):
+    """[{graph: result}] of every PyTorch pass of a regime found in out_dir, pass 1 first."""
+    passes, k = [], 1
+    while os.path.exists(os.path.join(out_dir, torch_pass_file(regime, k))):
+        passes.append(load_json(os.path.join(out_dir, torch_pass_file(regime, k)), {}))
+        k += 1
+    return passes
+
+
 def load_json(path, default=None):
     if not os.path.exists(path):
         return default
@@ -617,7 +632,8 @@ def build_report(out_dir, specs, state):
                 p, m = read_dnnbench(path)
                 picks.update(p)
                 dnn_meta.append(dict(m, library=lib))
-        torch_res = load_json(os.path.join(out_dir, f"torch-{regime}.json"), {})
+        passes = torch_passes(out_dir, regime)
+        torch_res = passes[0] if passes else {}
         rows = []
         for spec in specs:
             name = spec["name"]
@@ -650,6 +666,11 @@ def build_report(out_dir, specs, state):
                 notes.append(t["method"])
             if t.get("fresh_process"):
                 notes.append("torch: fresh process")
+            later = [(p.get(name) or {}).get("median_ms") for p in passes[1:]]
+            torch_aa = [x / tm if x and tm else None for x in later]
+            for k, (x, aa) in enumerate(zip(later, torch_aa), start=2):
+                if x:
+                    notes.append(f"torch pass {k}: {us(x)} us (x{aa:.3f})" if aa else f"torch pass {k}: {us(x)} us")
             rows.append({
                 "graph": name, "family": spec["family"], "library": LIBRARY[spec["family"]], "dtype": spec["dtype"],
                 "desc": spec["desc"], "flops": flops,
@@ -659,6 +680,8 @@ def build_report(out_dir, specs, state):
                 "torch": t, "torch_kernels": prof.get("kernels") or [],
                 "torch_kernel_sum_ms": sum(k["total_us"] for k in prof.get("kernels") or []) / 1000 or None,
                 "ratio": ratio, "same_kernel": same,
+                "torch_later_passes_ms": later, "torch_aa": torch_aa,
+                "ratio_later_passes": [dm / x if dm and x else None for x in later],
                 "in_distribution": bool(ratio and same == "yes" and not short),
                 "dnnbench_tflops": flops / dm / 1e9 if dm and flops else None,
                 "torch_tflops": flops / tm / 1e9 if tm and flops else None,
@@ -668,10 +691,17 @@ def build_report(out_dir, specs, state):
         for fam in ("gemm", "conv", "attention"):
             dist["same_kernel_" + fam] = distribution(
                 [r["ratio"] for r in rows if r["in_distribution"] and r["family"] == fam], BAND)
+        for k in range(2, len(passes) + 1):
+            # The same rows against PyTorch's pass k, and PyTorch's pass k against its pass 1: how
+            # many rows a repeat of the reference alone puts outside the band.
+            dist[f"same_kernel_pass{k}"] = distribution(
+                [r["ratio_later_passes"][k - 2] for r in rows if r["in_distribution"] and r["ratio_later_passes"][k - 2]], BAND)
+            dist[f"torch_aa_pass{k}"] = distribution(
+                [r["torch_aa"][k - 2] for r in rows if r["in_distribution"] and r["torch_aa"][k - 2]], BAND)
         big = next((r for r in rows if r["graph"] == BIG_GEMM), None)
         report["regimes"][regime] = {
             "dnnbench_runs": state.get("dnnbench_runs", {}).get(regime, []), "dnnbench_metadata": dnn_meta,
-            "rows": rows, "distribution": dist,
+            "rows": rows, "distribution": dist, "torch_passes_later": len(passes) - 1 if passes else 0,
             "big_gemm": None if big is None else {"graph": BIG_GEMM, "dnnbench_tflops": big["dnnbench_tflops"],
                                                   "torch_tflops": big["torch_tflops"], "ratio": big["ratio"],
                                                   "same_kernel": big["same_kernel"]}}
@@ -748,6 +778,9 @@ def print_report(report, out=sys.stdout):
             if dist.get("same_kernel_" + fam):
                 p(f"  {fam}: {fmt_dist(dist['same_kernel_' + fam])}")
         p(f"ratio, every row with both figures ({regime}): {fmt_dist(dist['all_rows'])}")
+        for k in range(2, 2 + (rr.get("torch_passes_later") or 0)):
+            p(f"ratio against PyTorch's pass {k} (same-kernel rows): {fmt_dist(dist.get(f'same_kernel_pass{k}'))}")
+            p(f"PyTorch A/A, pass {k} / pass 1 (same rows): {fmt_dist(dist.get(f'torch_aa_pass{k}'))}")
         differ = [r for r in rr["rows"] if r["same_kernel"] in ("no", "main")]
         for r in differ:
             p(f"  kernels differ ({r['same_kernel']}) {r['graph']}: dnnbench "
@@ -795,6 +828,9 @@ def write_markdown(report, path):
             if dist.get("same_kernel_" + fam):
                 lines.append(f"  - {fam}: {fmt_dist(dist['same_kernel_' + fam])}")
         lines.append(f"- Every row with both figures: {fmt_dist(dist['all_rows'])}")
+        for k in range(2, 2 + (rr.get("torch_passes_later") or 0)):
+            lines.append(f"- Against PyTorch's pass {k} (same-kernel rows): {fmt_dist(dist.get(f'same_kernel_pass{k}'))}")
+            lines.append(f"- PyTorch A/A, pass {k} / pass 1 (same rows): {fmt_dist(dist.get(f'torch_aa_pass{k}'))}")
         b = rr.get("big_gemm")
         if b:
             lines.append(f"- 8192×8192×8192 bf16 GEMM: dnnbench {tflops(b['dnnbench_tflops'])} TFLOP/s, "
@@ -860,20 +896,27 @@ def run(args):
         deadline = t_start + budget * sum(weights[:i + 1]) / sum(weights)
         # PyTorch's share (TORCH_S_PER_GRAPH a graph) kept back; dnnbench has the rest.
         state["dnnbench_runs"][regime] = run_dnnbench(args, specs, regime, flags,
-                                                      deadline - TORCH_S_PER_GRAPH * len(specs))
+                                                      deadline - TORCH_S_PER_GRAPH * len(specs) * args.torch_passes)
         picks = {}
         for lib in ("cublaslt", "cudnn"):
             path = os.path.join(args.out, f"dnnbench-{regime}-{lib}.json")
             if os.path.exists(path):
                 picks.update(read_dnnbench(path)[0])
-        print(f"== {regime}: PyTorch (at {time.time() - t_start:.0f} s)", flush=True)
-        res = time_torch(torch, specs, regime, picks, args, clocks, deadline)
-        with open(os.path.join(args.out, f"torch-{regime}.json"), "w") as f:
-            json.dump(res, f, indent=1)
-        with open(os.path.join(args.out, "state.json"), "w") as f:
-            json.dump({"state": state, "graphs": [s["path"] for s in specs]}, f, indent=1)
-        print(f"  torch {regime}: {sum(1 for r in res.values() if 'median_ms' in r)} of {len(res)} timed "
-              f"(at {time.time() - t_start:.0f} s)", flush=True)
+        torch_start = time.time()
+        for k in range(1, args.torch_passes + 1):
+            # Later passes run the graphs in reverse order: a row's neighbours and its time into
+            # the run differ, so the passes' spread is the reference's own repeatability.
+            order = specs if k % 2 else specs[::-1]
+            print(f"== {regime}: PyTorch{f' pass {k}' if args.torch_passes > 1 else ''} "
+                  f"(at {time.time() - t_start:.0f} s)", flush=True)
+            res = time_torch(torch, order, regime, picks, args, clocks,
+                             torch_start + (deadline - torch_start) * k / args.torch_passes)
+            with open(os.path.join(args.out, torch_pass_file(regime, k)), "w") as f:
+                json.dump(res, f, indent=1)
+            with open(os.path.join(args.out, "state.json"), "w") as f:
+                json.dump({"state": state, "graphs": [s["path"] for s in specs]}, f, indent=1)
+            print(f"  torch {regime}: {sum(1 for r in res.values() if 'median_ms' in r)} of {len(res)} timed "
+                  f"(at {time.time() - t_start:.0f} s)", flush=True)
     if not args.no_profile:
         print(f"== kernels of PyTorch's calls (torch.profiler, separate process; at {time.time() - t_start:.0f} s)", flush=True)
         cmd = [sys.executable, os.path.abspath(__file__), "--profile-kernels", "--profile-out",
@@ -984,8 +1027,13 @@ def self_test(args):
                 synthetic_kernels[s["name"]] = {"method": "synthetic", "kernels": [
                     {"name": demangle(k["name"]), "launches": 1, "mean_us": (k.get("median_ms") or 0) * 1000,
                      "total_us": (k.get("median_ms") or 0) * 1000} for k in pk.get("kernels") or []]}
-            with open(os.path.join(out, f"torch-{regime}.json"), "w") as f:
+            with open(os.path.join(out, torch_pass_file(regime, 1)), "w") as f:
                 json.dump(torch_res, f)
+            # A second PyTorch pass, 2% slower on every other row: the A/A lines count them.
+            second = {n: dict(r, median_ms=r["median_ms"] * (1.02 if i % 2 else 1.0))
+                      for i, (n, r) in enumerate(sorted(torch_res.items()))}
+            with open(os.path.join(out, torch_pass_file(regime, 2)), "w") as f:
+                json.dump(second, f)
             for path in args.results:  # the same results stand for both regimes
                 lib = "cublaslt" if "cublaslt" in os.path.basename(path) else "cudnn"
                 with open(path) as src, open(os.path.join(out, f"dnnbench-{regime}-{lib}.json"), "w") as dst:
@@ -999,6 +1047,12 @@ def self_test(args):
         check(bool(timed) and all(abs(r["ratio"] - 1.01) < 1e-9 for r in timed),
               f"report: {len(timed)} rows with ratio 1.01 (synthetic)")
         check(os.path.exists(os.path.join(out, "matched-conditions.md")), f"report written to {out}")
+        aa = report["regimes"]["sustained"]["distribution"].get("torch_aa_pass2")
+        in_dist = [r for r in rows if r["in_distribution"]]
+        slower = sum(1 for r in in_dist if r["torch_aa"][0] and r["torch_aa"][0] > 1.01)
+        check(bool(aa) and aa["n"] == len(in_dist) and abs(aa["max"] - (1.02 if slower else 1.0)) < 1e-9
+              and all(abs(r["ratio_later_passes"][0] * r["torch_aa"][0] - r["ratio"]) < 1e-9 for r in in_dist),
+              f"report: PyTorch's pass 2 against pass 1 over {len(in_dist)} rows ({slower} 2% slower)")
         with_temps = [r for r in timed if r["dnnbench"].get("temperature_c") is not None]
         with open(os.path.join(out, "matched-conditions.md")) as f:
             md = f.read()
@@ -1050,6 +1104,10 @@ def main():
     ap.add_argument("--torch-fresh", metavar="REGEX",
                     help="time the PyTorch calls of graphs whose names match in a new process each (a long "
                     "process's history can slow split-K calls; ~5 s a graph more), e.g. '^decode_'")
+    ap.add_argument("--torch-passes", type=int, default=1, metavar="N",
+                    help="time PyTorch N times per regime (later passes in reverse order); the report adds "
+                    "each row against every pass and PyTorch's own A/A: how many rows the reference alone "
+                    "puts outside the band (~2 min a pass sustained)")
     ap.add_argument("--time-one", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--time-out", help=argparse.SUPPRESS)
     ap.add_argument("--time-batch", type=int, help=argparse.SUPPRESS)
@@ -1073,6 +1131,8 @@ def main():
             re.compile(args.torch_fresh)
         except re.error as e:
             ap.error(f"--torch-fresh {args.torch_fresh!r}: not a regular expression: {e}")
+    if args.torch_passes < 1:
+        ap.error(f"--torch-passes {args.torch_passes}: at least 1")
     for r in args.regimes.split(","):
         if r not in REGIMES:
             ap.error(f"regime {r}: sustained or paced")
