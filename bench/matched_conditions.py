@@ -840,8 +840,9 @@ def write_markdown(report, path):
         f.write("\n".join(lines) + "\n")
 
 
-def finish(args, specs, state):
-    report = build_report(args.out, specs, state)
+def finish(args, specs, state, run_dir=None):
+    """The report from run_dir's files (default --out), written to --out."""
+    report = build_report(run_dir or args.out, specs, state)
     with open(os.path.join(args.out, "matched-conditions.json"), "w") as f:
         json.dump(report, f, indent=1)
     write_markdown(report, os.path.join(args.out, "matched-conditions.md"))
@@ -939,12 +940,14 @@ def report_only(args):
     if saved is None:
         print(f"no state.json in {args.report_only}")
         return 1
-    args.out = args.report_only
+    # --out: the report elsewhere (the run's folder stays as it came back, e.g. a test's fixture).
+    args.out = args.out or args.report_only
+    os.makedirs(args.out, exist_ok=True)
     args.graphs = saved["graphs"]
     args.subset = args.only = None
     args.quick = False
     specs, _ = select(args)
-    finish(args, specs, saved["state"])
+    finish(args, specs, saved["state"], run_dir=args.report_only)
     return 0
 
 
@@ -1100,7 +1103,8 @@ def main():
                     "--results make a report from dnnbench results of this machine")
     ap.add_argument("--results", nargs="+", help="--self-test: dnnbench results JSON files (name them *cublaslt*.json "
                     "or *cudnn*.json)")
-    ap.add_argument("--report-only", metavar="DIR", help="re-make the report from the files of an earlier run")
+    ap.add_argument("--report-only", metavar="DIR", help="re-make the report from the files of an earlier run "
+                    "(into DIR, or --out)")
     ap.add_argument("--torch-fresh", metavar="REGEX",
                     help="time the PyTorch calls of graphs whose names match in a new process each (a long "
                     "process's history can slow split-K calls; ~5 s a graph more), e.g. '^decode_'")
