@@ -21,6 +21,7 @@
 #                 each op family cuDNN takes, with cuDNN's own reasons: bench/cudnn-coverage.sh)
 #   vs PyTorch    matched (matched conditions: bench/matched-conditions.sh; MATCHED_ARGS), settle
 #                 (how long the power and clock take to settle: bench/power_settle_probe.py),
+#                 placement (short kernels' time over where their buffers lie: bench/placement_probe.py),
 #                 torch-compare (ResNet-50 fp16 forward beside PyTorch: bench/torch-compare.sh),
 #                 attention, attention-rest (attention perf graphs beside PyTorch; ATTENTION_DONE)
 #   GEMM peers    gemm (cuDNN, cuBLASLt and torch.matmul on the GEMM set: bench/gemm-compare.sh;
@@ -269,6 +270,13 @@ if want settle; then
   stage "power settle probe (issue 31)"
   timeout "$(cap 90)" python3 bench/power_settle_probe.py --json "$OUT_DIR/settle.json" > "$OUT_DIR/settle.log" 2>&1
   echo "settle rc $?"; grep -vE "^  [0-9]" "$OUT_DIR/settle.log" | head -40
+fi
+
+if want placement; then
+  # Whether the allocation alone moves a short kernel (the rows that leave the matched band, issue 31).
+  stage "placement probe (issue 31)"
+  timeout "$(cap 150)" python3 bench/placement_probe.py --json "$OUT_DIR/placement.json" > "$OUT_DIR/placement.log" 2>&1
+  echo "placement rc $?"; grep -vE "^  " "$OUT_DIR/placement.log" | head -20
 fi
 
 if want matched; then
