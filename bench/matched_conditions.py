@@ -85,6 +85,9 @@ TORCH_S_PER_GRAPH = 1.0
 # >= 1 s (dnnbench's --capped-min-ms), where a paced row takes ~0.5 s (session 18, call 1: 140 s
 # of dnnbench sustained against 78 s paced on the whole set).
 REGIME_WEIGHT = {"sustained": 0.62, "paced": 0.38}
+# What a --torch-fresh graph's new process costs beyond its timing: Python, torch and CUDA start
+# (session 20: 3.2-5.5 s a graph on the H200 machine).
+FRESH_PROCESS_S = 3.5
 SCALED = ("warm_min_s", "warm_max_s", "paced_warm_min_s", "paced_warm_max_s", "measure_s", "paced_measure_s")
 QUICK = ("bert_large_ffn_up_m4096_k1024_n4096_fp16", "llama2_7b_qkv_m2048_k4096_n12288_bf16",
          "decode_m16_k4096_n4096_fp16", BIG_GEMM, "rn50_res2_3x3_64_64_fwd_n32_nhwc_fp16",
@@ -466,6 +469,7 @@ def time_torch(torch, specs, regime, picks, cfg, clocks, deadline):
     # What one graph costs at the full settings (warm-up, samples, paced idle, build and capture).
     nominal = (cfg.warm_max_s + cfg.warm_min_s) / 2 + cfg.measure_s + 0.3 if regime == "sustained" \
         else (cfg.paced_warm_max_s + cfg.paced_warm_min_s) / 2 + cfg.paced_measure_s / DUTY + 0.3
+    fresh = [bool(cfg.torch_fresh and re.search(cfg.torch_fresh, s["name"])) for s in specs]
     for i, spec in enumerate(specs):
         name = spec["name"]
         left = deadline - time.time()
@@ -473,6 +477,8 @@ def time_torch(torch, specs, regime, picks, cfg, clocks, deadline):
             results[name] = {"error": "not timed: the run's deadline (--deadline-s) was reached"}
             continue
         # Running late: shorter warm-ups and samples (down to 30%) rather than graphs left out.
+        # A fresh process's start (FRESH_PROCESS_S) does not shrink with them.
+        left -= FRESH_PROCESS_S * sum(fresh[i:])
         scale = max(0.3, min(1.0, left / (len(specs) - i) / nominal))
         g_cfg = argparse.Namespace(**{k: (v * scale if k in SCALED else v) for k, v in vars(cfg).items()})
         if regime == "paced":
@@ -480,7 +486,8 @@ def time_torch(torch, specs, regime, picks, cfg, clocks, deadline):
         pick = picks.get(name) or {}
         start = time.time()
         if cfg.torch_fresh and re.search(cfg.torch_fresh, name):
-            results[name] = time_in_fresh_process(spec, regime, pick, g_cfg, deadline)
+            # The child got the scaled settings: the scale is this process's.
+            results[name] = dict(time_in_fresh_process(spec, regime, pick, g_cfg, deadline), settings_scale=round(scale, 2))
             continue
         try:
             fn = build_call(torch, spec, fill="normal", seed=cfg.seed, sigma=cfg.sigma)
@@ -666,11 +673,15 @@ def build_report(out_dir, specs, state):
                 notes.append(t["method"])
             if t.get("fresh_process"):
                 notes.append("torch: fresh process")
+            if (t.get("settings_scale") or 1) < 0.95:
+                notes.append(f"torch settings x{t['settings_scale']:.2f} (running late)")
             later = [(p.get(name) or {}).get("median_ms") for p in passes[1:]]
             torch_aa = [x / tm if x and tm else None for x in later]
             for k, (x, aa) in enumerate(zip(later, torch_aa), start=2):
                 if x:
-                    notes.append(f"torch pass {k}: {us(x)} us (x{aa:.3f})" if aa else f"torch pass {k}: {us(x)} us")
+                    scale = (passes[k - 1].get(name) or {}).get("settings_scale") or 1
+                    notes.append(f"torch pass {k}: {us(x)} us" + (f" (x{aa:.3f})" if aa else "")
+                                 + (f", settings x{scale:.2f} (running late)" if scale < 0.95 else ""))
             rows.append({
                 "graph": name, "family": spec["family"], "library": LIBRARY[spec["family"]], "dtype": spec["dtype"],
                 "desc": spec["desc"], "flops": flops,
@@ -702,6 +713,7 @@ def build_report(out_dir, specs, state):
         report["regimes"][regime] = {
             "dnnbench_runs": state.get("dnnbench_runs", {}).get(regime, []), "dnnbench_metadata": dnn_meta,
             "rows": rows, "distribution": dist, "torch_passes_later": len(passes) - 1 if passes else 0,
+            "torch_rows_shortened": sum(1 for p in passes for t in p.values() if (t.get("settings_scale") or 1) < 0.95),
             "big_gemm": None if big is None else {"graph": BIG_GEMM, "dnnbench_tflops": big["dnnbench_tflops"],
                                                   "torch_tflops": big["torch_tflops"], "ratio": big["ratio"],
                                                   "same_kernel": big["same_kernel"]}}
@@ -778,6 +790,9 @@ def print_report(report, out=sys.stdout):
             if dist.get("same_kernel_" + fam):
                 p(f"  {fam}: {fmt_dist(dist['same_kernel_' + fam])}")
         p(f"ratio, every row with both figures ({regime}): {fmt_dist(dist['all_rows'])}")
+        if rr.get("torch_rows_shortened"):
+            p(f"  PyTorch timed {rr['torch_rows_shortened']} rows (all passes) with shortened warm-ups and samples (the deadline "
+              f"was near: --deadline-s too short for the set): their figures are less steady")
         for k in range(2, 2 + (rr.get("torch_passes_later") or 0)):
             p(f"ratio against PyTorch's pass {k} (same-kernel rows): {fmt_dist(dist.get(f'same_kernel_pass{k}'))}")
             p(f"PyTorch A/A, pass {k} / pass 1 (same rows): {fmt_dist(dist.get(f'torch_aa_pass{k}'))}")
@@ -828,6 +843,9 @@ def write_markdown(report, path):
             if dist.get("same_kernel_" + fam):
                 lines.append(f"  - {fam}: {fmt_dist(dist['same_kernel_' + fam])}")
         lines.append(f"- Every row with both figures: {fmt_dist(dist['all_rows'])}")
+        if rr.get("torch_rows_shortened"):
+            lines.append(f"- PyTorch timed {rr['torch_rows_shortened']} rows with shortened warm-ups and samples "
+                         "(running late): their figures are less steady")
         for k in range(2, 2 + (rr.get("torch_passes_later") or 0)):
             lines.append(f"- Against PyTorch's pass {k} (same-kernel rows): {fmt_dist(dist.get(f'same_kernel_pass{k}'))}")
             lines.append(f"- PyTorch A/A, pass {k} / pass 1 (same rows): {fmt_dist(dist.get(f'torch_aa_pass{k}'))}")
@@ -1033,7 +1051,7 @@ def self_test(args):
             with open(os.path.join(out, torch_pass_file(regime, 1)), "w") as f:
                 json.dump(torch_res, f)
             # A second PyTorch pass, 2% slower on every other row: the A/A lines count them.
-            second = {n: dict(r, median_ms=r["median_ms"] * (1.02 if i % 2 else 1.0))
+            second = {n: dict(r, median_ms=r["median_ms"] * (1.02 if i % 2 else 1.0), settings_scale=0.5 if i == 0 else 1.0)
                       for i, (n, r) in enumerate(sorted(torch_res.items()))}
             with open(os.path.join(out, torch_pass_file(regime, 2)), "w") as f:
                 json.dump(second, f)
@@ -1056,6 +1074,9 @@ def self_test(args):
         check(bool(aa) and aa["n"] == len(in_dist) and abs(aa["max"] - (1.02 if slower else 1.0)) < 1e-9
               and all(abs(r["ratio_later_passes"][0] * r["torch_aa"][0] - r["ratio"]) < 1e-9 for r in in_dist),
               f"report: PyTorch's pass 2 against pass 1 over {len(in_dist)} rows ({slower} 2% slower)")
+        check(report["regimes"]["sustained"]["torch_rows_shortened"] == 1
+              and any(n.endswith("settings x0.50 (running late)") for r in rows for n in r["notes"]),
+              "report: a PyTorch row timed with shortened settings is counted and noted")
         with_temps = [r for r in timed if r["dnnbench"].get("temperature_c") is not None]
         with open(os.path.join(out, "matched-conditions.md")) as f:
             md = f.read()
