@@ -277,6 +277,13 @@ if want placement; then
   stage "placement probe (issue 31)"
   timeout "$(cap 150)" python3 bench/placement_probe.py --json "$OUT_DIR/placement.json" > "$OUT_DIR/placement.log" 2>&1
   echo "placement rc $?"; grep -vE "^  " "$OUT_DIR/placement.log" | head -20
+  # dnnbench's side: the same graphs as independent repeats (a fresh build and buffers each).
+  if [ -x "$B" ]; then
+    PG=$(python3 -c "import sys; sys.path.insert(0, 'bench'); import placement_probe as p; print(','.join(p.DEFAULT_GRAPHS))")
+    timeout "$(cap 120)" "$B" calibrate -g "$PG" --provider cublaslt,cudnn --repeats 5 \
+      --calibration-file "$OUT_DIR/placement-calibration.json" > "$OUT_DIR/placement-calibrate.log" 2>&1
+    echo "calibrate rc $?"; tail -20 "$OUT_DIR/placement-calibrate.log"
+  fi
 fi
 
 if want matched; then
