@@ -485,7 +485,7 @@ def time_torch(torch, specs, regime, picks, cfg, clocks, deadline):
             g_cfg.measure_s = g_cfg.paced_measure_s
         pick = picks.get(name) or {}
         start = time.time()
-        if cfg.torch_fresh and re.search(cfg.torch_fresh, name):
+        if fresh[i]:
             # The child got the scaled settings: the scale is this process's.
             results[name] = dict(time_in_fresh_process(spec, regime, pick, g_cfg, deadline), settings_scale=round(scale, 2))
             continue
@@ -614,6 +614,12 @@ def torch_passes(out_dir, regime):
     return passes
 
 
+def shortened(result):
+    """The settings scale a PyTorch result was timed at when the deadline cut it (< 0.95), else None."""
+    scale = (result or {}).get("settings_scale") or 1
+    return scale if scale < 0.95 else None
+
+
 def load_json(path, default=None):
     if not os.path.exists(path):
         return default
@@ -673,15 +679,15 @@ def build_report(out_dir, specs, state):
                 notes.append(t["method"])
             if t.get("fresh_process"):
                 notes.append("torch: fresh process")
-            if (t.get("settings_scale") or 1) < 0.95:
-                notes.append(f"torch settings x{t['settings_scale']:.2f} (running late)")
+            if shortened(t):
+                notes.append(f"torch settings x{shortened(t):.2f} (running late)")
             later = [(p.get(name) or {}).get("median_ms") for p in passes[1:]]
             torch_aa = [x / tm if x and tm else None for x in later]
             for k, (x, aa) in enumerate(zip(later, torch_aa), start=2):
                 if x:
-                    scale = (passes[k - 1].get(name) or {}).get("settings_scale") or 1
+                    scale = shortened(passes[k - 1].get(name))
                     notes.append(f"torch pass {k}: {us(x)} us" + (f" (x{aa:.3f})" if aa else "")
-                                 + (f", settings x{scale:.2f} (running late)" if scale < 0.95 else ""))
+                                 + (f", settings x{scale:.2f} (running late)" if scale else ""))
             rows.append({
                 "graph": name, "family": spec["family"], "library": LIBRARY[spec["family"]], "dtype": spec["dtype"],
                 "desc": spec["desc"], "flops": flops,
@@ -713,7 +719,7 @@ def build_report(out_dir, specs, state):
         report["regimes"][regime] = {
             "dnnbench_runs": state.get("dnnbench_runs", {}).get(regime, []), "dnnbench_metadata": dnn_meta,
             "rows": rows, "distribution": dist, "torch_passes_later": len(passes) - 1 if passes else 0,
-            "torch_rows_shortened": sum(1 for p in passes for t in p.values() if (t.get("settings_scale") or 1) < 0.95),
+            "torch_rows_shortened": sum(1 for p in passes for t in p.values() if shortened(t)),
             "big_gemm": None if big is None else {"graph": BIG_GEMM, "dnnbench_tflops": big["dnnbench_tflops"],
                                                   "torch_tflops": big["torch_tflops"], "ratio": big["ratio"],
                                                   "same_kernel": big["same_kernel"]}}
