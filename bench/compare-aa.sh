@@ -7,11 +7,13 @@
 #   bench/compare-aa.sh OUT_DIR PAIRS -- RUN_ARGS...
 #
 # e.g. (CPU) bench/compare-aa.sh out/aa-cpu 3 -- -g graphs/samples --provider onednn --repeat 3
-#      (GPU) bench/compare-aa-gpu.sh
-# DNNBENCH_BIN picks the binary (default build/h32/dnnbench); COMPARE_EXTRA adds compare flags.
+#      (GPU) DNNBENCH_BIN=build/gpu/dnnbench bench/compare-aa.sh out/aa-gpu 3 -- -g graphs/perf/resnet50 \
+#              --provider cudnn --max-engines 1          (bench/gpu-check.sh stage compare-aa)
+# DNNBENCH_BIN picks the binary (default build/default/dnnbench); COMPARE_EXTRA adds compare flags.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-BIN=${DNNBENCH_BIN:-build/h32/dnnbench}
+. bench/lib/gpu-env.sh  # the loader path: GPU_RUN_PREFIX
+BIN=${DNNBENCH_BIN:-build/default/dnnbench}
 OUT_DIR=$1
 PAIRS=$2
 shift 3  # OUT_DIR PAIRS --

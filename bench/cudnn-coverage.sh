@@ -3,34 +3,29 @@
 # runs each family's samples on the cudnn provider (top 3 engines, 2 samples, no isolation) with
 # cuDNN's debug log (CUDNN_LOGLEVEL_DBG=2: warnings and errors) per family, prints one line per
 # graph (engine:status and the normalized error) and cuDNN's distinct reasons; rows and logs come
-# back in OUT_DIR/probe.tgz. docs/providers.md's cuDNN support table came from it (2026-12-01;
-# that first run also tried lowering alternatives switched by an environment variable: the winners
-# are the lowering now, bench/RESULTS.md).
+# back in OUT_DIR/probe.tgz. docs/providers.md's cuDNN support table came from it (2026-12-01).
 #
-#   bench/cudnn-coverage.sh OUT_DIR      (device tool: carry .debs; OUT_DIR=$OUT)
+#   bench/cudnn-coverage.sh OUT_DIR                  (.debs beside it: scripts/gpu-prepare.sh)
 #   STAGES="build coverage" bench/gpu-check.sh      (the same on gpu-check's build/gpu/dnnbench)
 #
-# PROBE_BIN: a dnnbench already built (then nothing is built); otherwise it builds the dnnbench
-# target alone in PROBE_BUILD (default /tmp/h13b-build). PROBE_BUDGET_S (default 100) stops
-# probing past that many seconds, so the tarball always comes back.
+# PROBE_BIN: a dnnbench already built (then nothing is built); otherwise it unpacks the
+# dependencies (scripts/setup with DNNBENCH_DEBS, default .debs) and builds the dnnbench target
+# alone in PROBE_BUILD (default build/coverage). PROBE_BUDGET_S (default 100) stops probing past
+# that many seconds, so the tarball always comes back.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib/gpu-env.sh  # the loader path: GPU_RUN_PREFIX
 OUT_DIR=${1:-${OUT:-out/probe}}
-PREFIX=/tmp/dnnbench-prefix
-BUILD=${PROBE_BUILD:-/tmp/h13b-build}
-mkdir -p "$OUT_DIR/diag" "$PREFIX"
+BUILD=${PROBE_BUILD:-build/coverage}
+mkdir -p "$OUT_DIR/diag"
 t0=$(date +%s)
 if [ -n "${PROBE_BIN:-}" ]; then
   BIN=$PROBE_BIN
 else
-  for f in .debs/*.deb; do dpkg -x "$f" "$PREFIX"; done
-  for pair in libnettle8:libnettle.so.8 libxml2:libxml2.so.2 libicu72:libicuuc.so.72; do
-    pkg=${pair%%:*} soname=${pair#*:}
-    ldconfig -p | grep -q "$soname" || for f in .debs/fallback/${pkg}_*.deb; do dpkg -x "$f" "$PREFIX"; done
-  done
-  export LD_LIBRARY_PATH="$PREFIX/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  DNNBENCH_DEBS=${DNNBENCH_DEBS:-.debs} scripts/setup > "$OUT_DIR/diag/setup.log" 2>&1 || {
+    tail -5 "$OUT_DIR/diag/setup.log"; echo "probe: setup failed"; exit 1; }
   cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DDNNBENCH_WERROR=ON -DDNNBENCH_WITH_CUDNN=ON \
-    -DDNNBENCH_WITH_ONEDNN=OFF -DCMAKE_PREFIX_PATH="$PREFIX/usr" > "$OUT_DIR/diag/configure.log" 2>&1
+    -DDNNBENCH_WITH_ONEDNN=OFF > "$OUT_DIR/diag/configure.log" 2>&1
   cmake --build "$BUILD" --target dnnbench -j "$(nproc)" > "$OUT_DIR/diag/build.log" 2>&1 || {
     grep -E "error" -A3 "$OUT_DIR/diag/build.log" | head -30; echo "probe: build failed"; exit 1; }
   echo "probe: built in $(( $(date +%s) - t0 )) s"
@@ -39,7 +34,7 @@ fi
 S=graphs/samples
 probe() {  # probe NAME GRAPH...
   local name=$1; shift
-  # The device call's own limit must not cut the tarball off: stop probing past the budget.
+  # The caller's time limit must not cut the tarball off: stop probing past the budget.
   if [ $(( $(date +%s) - t0 )) -gt "${PROBE_BUDGET_S:-100}" ]; then echo "== $name: skipped (budget)"; return; fi
   local list; list=$(printf "%s," "$@"); list=${list%,}
   CUDNN_LOGLEVEL_DBG=2 CUDNN_LOGDEST_DBG="$OUT_DIR/diag/$name.cudnn.log" \

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # cuDNN, cuBLASLt (and the torch provider where it is built) on the GEMM perf set in ONE dnnbench
-# run, then bench/gemm_compare.py: a table per graph (best cuDNN plan, cuBLASLt's heuristic and
+# run, then bench/lib/gemm_compare.py: a table per graph (best cuDNN plan, cuBLASLt's heuristic and
 # best plan, the torch rows) beside torch.matmul timed by CUDA-graph replay as the independent
 # anchor (bench/RESULTS.md, issue 15). Run from the repository root on the GPU machine after
 # scripts/gpu-run.sh built build/gpu/dnnbench:
@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 OUT_DIR=${1:-${OUT:-out/gemm-compare}}
 mkdir -p "$OUT_DIR"
 DNNBENCH=${DNNBENCH:-build/gpu/dnnbench}
-export LD_LIBRARY_PATH="${GPU_RUN_PREFIX:-/tmp/dnnbench-prefix}/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+. bench/lib/gpu-env.sh  # the loader path: GPU_RUN_PREFIX
 if [ -z "${GRAPHS:-}" ]; then GRAPHS="$(ls graphs/perf/gemm/*.json | tr '\n' ' ')"; fi
 read -r -a graphs <<< "$GRAPHS"
 graph_args=()
@@ -42,7 +42,7 @@ start=$(date +%s)
   --min-time-ms 5 --max-time-ms 100 "${oracle[@]}" -q -o "$OUT_DIR/gemm.json" > "$OUT_DIR/gemm.log" 2>&1 || true
 echo "gemm-compare: dnnbench $(( $(date +%s) - start )) s"; tail -3 "$OUT_DIR/gemm.log"
 start=$(date +%s)
-python3 bench/gemm_compare.py "$OUT_DIR/gemm.json" "${graphs[@]}" --samples "${SAMPLES:-30}" | tee "$OUT_DIR/compare.txt"
+python3 bench/lib/gemm_compare.py "$OUT_DIR/gemm.json" "${graphs[@]}" --samples "${SAMPLES:-30}" | tee "$OUT_DIR/compare.txt"
 rc=${PIPESTATUS[0]}
 echo "gemm-compare: anchor and table $(( $(date +%s) - start )) s"
 exit "$rc"

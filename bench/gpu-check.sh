@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# The runner for the GPU machine (the H200): one device call, named stages, each with a time limit
-# inside DEADLINE_S of script time, so that the summary and the tarball always come back. STAGES
-# picks them; a second call on the still-warm machine reuses build/gpu and build/gpu919:
+# The runner for the GPU machine (the H200): one run of named stages, each with a time limit inside
+# DEADLINE_S of script time, so that the summary and the tarball always come back. STAGES picks
+# them; a later run in the same checkout reuses build/gpu and build/gpu919:
 #
-#   STAGES="build tests smoke attention" bench/gpu-check.sh     (device tool: carry [".debs"])
+#   STAGES="build tests smoke attention" bench/gpu-check.sh     (.debs beside it: scripts/gpu-prepare.sh)
 #   STAGES="build919 profile tuning torch gemm" bench/gpu-check.sh
 #
-# The machine goes back 30 s after a call, so a later call usually starts cold: name `build` (and
-# `build919`) in every call; a warm build dir makes them no-ops. TARGETS914 / TARGETS919 build only
-# those targets. The stages, by the question they answer (bench/RESULTS.md has the figures):
+# Name `build` (and `build919`) in every run: on a fresh machine they build, in a warm build dir
+# they are no-ops. TARGETS914 / TARGETS919 build only those targets. Where the libraries and ncu
+# are: bench/lib/gpu-env.sh (GPU_RUN_PREFIX, NCU). The stages, by the question they answer
+# (bench/RESULTS.md has the figures, bench/README.md the questions):
 #
 #   builds        build (system cuDNN 9.14, warnings as errors), build919 (PyTorch's cuDNN 9.19 and
 #                 the torch provider on CUDA)
@@ -20,9 +21,9 @@
 #                 (cuDNN's fp32 matmul with NVIDIA_TF32_OVERRIDE=0); coverage (which sample graphs of
 #                 each op family cuDNN takes, with cuDNN's own reasons: bench/cudnn-coverage.sh)
 #   vs PyTorch    matched (matched conditions: bench/matched-conditions.sh; MATCHED_ARGS), settle
-#                 (how long the power and clock take to settle: bench/power_settle_probe.py),
-#                 placement (short kernels' time over where their buffers lie: bench/placement_probe.py),
-#                 torch-compare (ResNet-50 fp16 forward beside PyTorch: bench/torch-compare.sh),
+#                 (how long the power and clock take to settle: bench/probes/power_settle_probe.py),
+#                 placement (short kernels' time over where their buffers lie: bench/probes/placement_probe.py),
+#                 torch-compare (ResNet-50 fp16 forward beside PyTorch: bench/probes/torch-compare.sh),
 #                 attention, attention-rest (attention perf graphs beside PyTorch; ATTENTION_DONE)
 #   GEMM peers    gemm (cuDNN, cuBLASLt and torch.matmul on the GEMM set: bench/gemm-compare.sh;
 #                 GEMM_GRAPHS, GEMM_ENGINES, GEMM_PLANS, GEMM_SECONDS), regimes (the 8192^3 bf16
@@ -33,8 +34,10 @@
 #   overhead      overhead (bench/overhead.sh; OVERHEAD_EXTRA), overhead4 (--max-engines 4),
 #                 overhead-cache (the suite twice on an empty compiled-plan cache: compiling, loading)
 #   oracle        oracle3 (the oracle at scale: --oracle --max-engines 3 over the ResNet-50 set),
-#                 aa (the oracle's A/A over graphs/samples: bench/oracle-aa-gpu.sh; AA_EXTRA,
+#                 aa (the oracle's A/A over graphs/samples: bench/oracle-aa.sh; AA_EXTRA,
 #                 AA_SECONDS), tuning (a tuning file made with cuDNN 9.14 re-timed on 9.19)
+#   compare       compare-aa (compare's A/A between processes: COMPARE_AA_PAIRS pairs of runs of
+#                 graphs/perf/resnet50 on cuDNN's pick, bench/compare-aa.sh; COMPARE_AA_EXTRA)
 #   pool-eng3     cuDNN eng3 on the workload pools it failed, fresh compiles on 9.14 and 9.19, and
 #                 the U-Net max-pool under compute-sanitizer
 #   versions      versions (the same ResNet-50 / GEMM subset on cuDNN 9.14 and 9.19, through
@@ -42,8 +45,8 @@
 #                 workload graph instead, VERSIONS_ENGINES, VERSIONS_EXTRA="--oracle" for the
 #                 workload report's diff)
 #   ncu, clocks   ncu-check (kernel time vs Nsight Compute: bench/ncu-check.sh; NCU_REPEATS),
-#                 profile (--profile ncu on three long GEMMs, with ncu's clocks: bench/ncu_clocks.py),
-#                 probe (CUPTI durations after idle gaps: bench/kernel_basis_probe.py)
+#                 profile (--profile ncu on three long GEMMs, with ncu's clocks: bench/probes/ncu_clocks.py),
+#                 probe (CUPTI durations after idle gaps: bench/probes/kernel_basis_probe.py)
 #
 # Results in $OUT/check.tgz (the .ncu-rep files stay behind: too large to come back).
 set -uo pipefail
@@ -52,11 +55,14 @@ OUT_DIR=${OUT:-out}/check
 mkdir -p "$OUT_DIR"
 DEADLINE=${DEADLINE_S:-540}
 STAGES=" ${STAGES:-build tests smoke attention build919 profile tuning torch gemm} "
-export PATH="/opt/nvidia/nsight-compute/2025.3.1:$PATH"
-export LD_LIBRARY_PATH="/tmp/dnnbench-prefix/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# bench/lib/gpu-env.sh: the loader path (the unpacked .deb dependencies first), find_ncu (ncu goes
+# on PATH for `--profile ncu`) and torch_cudnn_dir (PyTorch's cuDNN, for the 9.19 build).
+. bench/lib/gpu-env.sh
+NCU_BIN=$(find_ncu)
+[ -n "$NCU_BIN" ] && export PATH="$(dirname "$NCU_BIN"):$PATH"
 B=${DNNBENCH_BIN:-build/gpu/dnnbench}  # DNNBENCH_BIN: another build (e.g. build/release/dnnbench from scripts/run-samples)
 B919=build/gpu919/dnnbench
-CUDNN919=$(python3 -c "import nvidia.cudnn; print(list(nvidia.cudnn.__path__)[0])" 2> /dev/null)
+CUDNN919=$(torch_cudnn_dir)
 want() { [[ "$STAGES" == *" $1 "* ]]; }
 # Seconds a stage may take: what it asks for, or what is left before the deadline.
 cap() {
@@ -266,20 +272,20 @@ fi
 
 if want settle; then
   # How long the GPU takes to settle under back-to-back load, and what NVML says meanwhile
-  # (bench/power_settle_probe.py): the sustained warm-up's length against the power average's.
+  # (bench/probes/power_settle_probe.py): the sustained warm-up's length against the power average's.
   stage "power settle probe (issue 31)"
-  timeout "$(cap 90)" python3 bench/power_settle_probe.py --json "$OUT_DIR/settle.json" > "$OUT_DIR/settle.log" 2>&1
+  timeout "$(cap 90)" python3 bench/probes/power_settle_probe.py --json "$OUT_DIR/settle.json" > "$OUT_DIR/settle.log" 2>&1
   echo "settle rc $?"; grep -vE "^  [0-9]" "$OUT_DIR/settle.log" | head -40
 fi
 
 if want placement; then
   # Whether the allocation alone moves a short kernel (the rows that leave the matched band, issue 31).
   stage "placement probe (issue 31)"
-  timeout "$(cap 150)" python3 bench/placement_probe.py --json "$OUT_DIR/placement.json" > "$OUT_DIR/placement.log" 2>&1
+  timeout "$(cap 150)" python3 bench/probes/placement_probe.py --json "$OUT_DIR/placement.json" > "$OUT_DIR/placement.log" 2>&1
   echo "placement rc $?"; grep -vE "^  " "$OUT_DIR/placement.log" | head -20
   # dnnbench's side: the same graphs as independent repeats (a fresh build and buffers each).
   if [ -x "$B" ]; then
-    PG=$(python3 -c "import sys; sys.path.insert(0, 'bench'); import placement_probe as p; print(','.join(p.DEFAULT_GRAPHS))")
+    PG=$(python3 -c "import sys; sys.path.insert(0, 'bench/probes'); import placement_probe as p; print(','.join(p.DEFAULT_GRAPHS))")
     timeout "$(cap 120)" "$B" calibrate -g "$PG" --provider cublaslt,cudnn --repeats 5 \
       --calibration-file "$OUT_DIR/placement-calibration.json" > "$OUT_DIR/placement-calibrate.log" 2>&1
     echo "calibrate rc $?"; tail -20 "$OUT_DIR/placement-calibrate.log"
@@ -316,7 +322,7 @@ PY
     echo "attention-rest rc $?"; grep -E "^Summary|cudnn:" "$OUT_DIR/attention-rest.log" | head -4
     results+=(--dnnbench "$OUT_DIR/attention-rest.json")
   fi
-  timeout "$(cap 200)" python3 bench/torch_compare.py "$A"/*.json "${results[@]}" --samples 30 --warmup 3 \
+  timeout "$(cap 200)" python3 bench/lib/torch_compare.py "$A"/*.json "${results[@]}" --samples 30 --warmup 3 \
     > "$OUT_DIR/attention-compare.txt" 2>&1
   echo "torch compare rc $?"; tail -24 "$OUT_DIR/attention-compare.txt"
 fi
@@ -328,7 +334,7 @@ if want attention; then
     -o "$OUT_DIR/attention.json" > "$OUT_DIR/attention.log" 2>&1
   echo "attention rc $?"; grep -E "^Summary|cudnn:" "$OUT_DIR/attention.log" | head -4
   if [ -f "$OUT_DIR/attention.json" ]; then
-    timeout "$(cap 90)" python3 bench/torch_compare.py "$A"/*.json --dnnbench "$OUT_DIR/attention.json" --samples 30 \
+    timeout "$(cap 90)" python3 bench/lib/torch_compare.py "$A"/*.json --dnnbench "$OUT_DIR/attention.json" --samples 30 \
       --warmup 3 > "$OUT_DIR/attention-compare.txt" 2>&1
     echo "torch compare rc $?"; tail -20 "$OUT_DIR/attention-compare.txt"
   fi
@@ -345,7 +351,7 @@ if want profile; then
   echo "profile rc $?"; grep -E "kernel sum|NOT the row|refus|error" "$OUT_DIR/ncu.log" | head -8
   # The SM clock each profiled kernel ran at (ncu's SpeedOfLight: gpc__cycles_elapsed.avg.per_second)
   # and its cycles, beside the SM clock NVML read during the row's own samples.
-  python3 bench/ncu_clocks.py "$OUT_DIR/ncu.json" "$OUT_DIR/prof" 2>&1 | tail -20
+  python3 bench/probes/ncu_clocks.py "$OUT_DIR/ncu.json" "$OUT_DIR/prof" 2>&1 | tail -20
 fi
 
 if want tuning || want torch || want torch-gpu || want gemm || want fp8 || want torch-compare || want versions; then
@@ -360,7 +366,7 @@ if want tuning; then
   stage "tuning file: cuDNN 9.14 -> 9.19 (issue 17)"
   P=graphs/perf/resnet50
   G3="$P/rn50_res2_3x3_64_64_fwd_n32_nhwc_fp16.json,$P/rn50_res3_3x3_128_128_fwd_n32_nhwc_fp16.json,$G/bert_large_qkv_m4096_k1024_n3072_fp16.json"
-  LD_LIBRARY_PATH="/tmp/dnnbench-prefix/usr/lib/x86_64-linux-gnu" timeout "$(cap 60)" "$B" run -g "$G3" \
+  LD_LIBRARY_PATH="$DEPS_LIB" timeout "$(cap 60)" "$B" run -g "$G3" \
     --provider cudnn --isolate none --max-engines 2 --oracle --oracle-max-plans 6 --oracle-max-seconds 2 \
     --export-plans "$OUT_DIR/plans914.jsonl" -o "$OUT_DIR/oracle914.json" > "$OUT_DIR/oracle914.log" 2>&1
   echo "export rc $?, records $(wc -l < "$OUT_DIR/plans914.jsonl" 2> /dev/null)"
@@ -399,7 +405,7 @@ fi
 
 if want probe; then
   stage "CUPTI durations after idle gaps, beside ncu (issue 17)"
-  timeout "$(cap 60)" python3 bench/kernel_basis_probe.py 2>&1 | tail -8
+  timeout "$(cap 60)" python3 bench/probes/kernel_basis_probe.py 2>&1 | tail -8
 fi
 
 if want overhead; then
@@ -477,10 +483,17 @@ if want aa; then
   # Issue 12's A/A: the oracle's self-check (--oracle --oracle-aa, control arm) over graphs/samples;
   # AA_EXTRA (default --max-engines 1: cuDNN's pick on every graph) and AA_SECONDS bound it.
   stage "oracle A/A over graphs/samples, cuDNN (issue 12)"
-  AA_EXTRA="${AA_EXTRA:---max-engines 1}" bench/oracle-aa-gpu.sh "$OUT_DIR/aa" "$(cap "${AA_SECONDS:-400}")" 2>&1 | tail -12
+  AA_EXTRA="${AA_EXTRA:---max-engines 1}" bench/oracle-aa.sh "$OUT_DIR/aa" "$(cap "${AA_SECONDS:-400}")" 2>&1 | tail -12
+fi
+if want compare-aa; then
+  # compare's A/A between processes: each pair two runs of the same suite, compared; a pair passes
+  # when compare exits 0 with no regression. COMPARE_AA_EXTRA: more run options (e.g. --repeat 3).
+  stage "compare's A/A: ${COMPARE_AA_PAIRS:=3} pairs over graphs/perf/resnet50, cuDNN's pick"
+  DNNBENCH_BIN="$B" timeout "$(cap "${COMPARE_AA_CAP_S:-400}")" bench/compare-aa.sh "$OUT_DIR/compare-aa" "$COMPARE_AA_PAIRS" -- \
+    -g graphs/perf/resnet50 --provider cudnn --max-engines 1 ${COMPARE_AA_EXTRA:-} 2>&1 | tail -20
 fi
 if want overhead4; then
-  stage "overhead: the same with --max-engines 4 (session 7's setting)"
+  stage "overhead: the same with --max-engines 4"
   EXTRA="--max-engines 4" LABEL=top4 timeout "$(cap 150)" bench/overhead.sh "$OUT_DIR/overhead" 2>&1 | tail -12
 fi
 
@@ -495,7 +508,7 @@ if want torch-compare && [ -x "$B919" ]; then
   stage "dnnbench (cuDNN 9.19) beside PyTorch on the ResNet-50 fp16 forward convs (issue 12)"
   GRAPHS="${TC_GRAPHS:-$(ls graphs/perf/resnet50/*_fwd_*fp16.json | tr '\n' ' ')}" MAX_ENGINES=${TC_ENGINES:-2} \
     ORACLE_PLANS=${TC_PLANS:-4} ORACLE_SECONDS=${TC_SECONDS:-0.5} NO_REPEAT=${TC_NO_REPEAT:-1} DNNBENCH="$B919" \
-    timeout "$(cap "${TC_CAP_S:-300}")" bench/torch-compare.sh "$OUT_DIR/torch-compare" 2>&1 | tail -40
+    timeout "$(cap "${TC_CAP_S:-300}")" bench/probes/torch-compare.sh "$OUT_DIR/torch-compare" 2>&1 | tail -40
 fi
 
 if want gap-ab; then
@@ -526,8 +539,8 @@ if want gemm; then
   # The 9.19 build has the torch provider: its rows join cuDNN's and cuBLASLt's in one run.
   GEMM_B=$B; [ -x "$B919" ] && want build919 && GEMM_B=$B919
   stage "GEMMs: cudnn, cublaslt, torch.matmul (issue 15), $GEMM_B"
-  # GEMM_GRAPHS: the graphs (default: the whole GEMM perf set, 26 graphs; session 7 ran 6 of them
-  # with GEMM_ENGINES=3 GEMM_PLANS=40 GEMM_SECONDS=2 in 125 s of dnnbench time).
+  # GEMM_GRAPHS: the graphs (default: the whole GEMM perf set, 26 graphs; 6 of them with
+  # GEMM_ENGINES=3 GEMM_PLANS=40 GEMM_SECONDS=2 took 125 s of dnnbench time on the H200).
   GRAPHS="${GEMM_GRAPHS:-$(ls $G/*.json | tr '\n' ' ')}" \
     MAX_ENGINES=${GEMM_ENGINES:-2} ORACLE_PLANS=${GEMM_PLANS:-8} ORACLE_SECONDS=${GEMM_SECONDS:-0.5} SAMPLES=20 \
     DNNBENCH="$GEMM_B" timeout "$(cap "${GEMM_CAP_S:-240}")" bench/gemm-compare.sh "$OUT_DIR/gemm" 2>&1 | tail -50
@@ -538,7 +551,7 @@ if want coverage; then
   # support table), on this call's binary and the system cuDNN.
   stage "cuDNN coverage of graphs/samples by op family, with cuDNN's reasons"
   PROBE_BIN=$B PROBE_BUDGET_S=$(cap "${COVERAGE_CAP_S:-120}") \
-    LD_LIBRARY_PATH="/tmp/dnnbench-prefix/usr/lib/x86_64-linux-gnu" bench/cudnn-coverage.sh "$OUT_DIR/coverage" 2>&1 | tail -60
+    LD_LIBRARY_PATH="$DEPS_LIB" bench/cudnn-coverage.sh "$OUT_DIR/coverage" 2>&1 | tail -60
 fi
 
 # The real-workload collection (graphs/workloads): how many graphs, what the defaults cost per row
@@ -616,13 +629,13 @@ if want wl-aa; then
   # The oracle's A/A (control arm) on every WL_AA_EVERY-th graph (17: 101 graphs), cuDNN's pick.
   stage "graphs/workloads: oracle A/A on every ${WL_AA_EVERY:=17}th graph"
   AA_GRAPHS="$(wl_subset "$WL_AA_EVERY")" AA_EXTRA="${AA_EXTRA:---max-engines 1}" DNNBENCH_BIN="$B" \
-    bench/oracle-aa-gpu.sh "$OUT_DIR/wl-aa" "$(cap "${WL_AA_SECONDS:-240}")" 2>&1 | tail -12
+    bench/oracle-aa.sh "$OUT_DIR/wl-aa" "$(cap "${WL_AA_SECONDS:-240}")" 2>&1 | tail -12
 fi
 
 if want splitk; then
   # The split-K decode GEMMs (two kernels a call): dnnbench's per-call figure against its CUPTI
   # kernel sum, and PyTorch's CUDA-graph replay decomposed into kernels and gaps
-  # (bench/splitk_timeline.py): which side leaves time between the kernels.
+  # (bench/probes/splitk_timeline.py): which side leaves time between the kernels.
   stage "split-K decode GEMMs: per call vs kernel sum, both sides"
   SK=$(ls graphs/perf/gemm/decode_m*_k4096_n4096_*.json | tr '\n' ' ')
   timeout "$(cap 120)" "$B" run $(for g in $SK; do echo -g "$g"; done) --provider cublaslt --max-engines 1 -q \
@@ -641,14 +654,14 @@ PY2
   # model does, and writing one preallocated output (--out) as dnnbench's batch does.
   for variant in default "default --out" "cublaslt --out"; do
     tag=$(echo "$variant" | tr -d ' -')
-    timeout "$(cap 100)" python3 bench/splitk_timeline.py $SK --blas $variant --json "$OUT_DIR/splitk-torch-$tag.json" \
+    timeout "$(cap 100)" python3 bench/probes/splitk_timeline.py $SK --blas $variant --json "$OUT_DIR/splitk-torch-$tag.json" \
       > "$OUT_DIR/splitk-torch-$tag.log" 2>&1
     echo "torch timeline ($variant) rc $?"; grep -E "^decode|timeline per call" "$OUT_DIR/splitk-torch-$tag.log"
   done
   # One PyTorch process per graph, as a check on the script: it times every graph before it
-  # profiles any (CUPTI, once enabled, slowed later replays by 0.4-2.7 us a call: session 16).
+  # profiles any (CUPTI, once enabled, slowed later replays by 0.4-2.7 us a call).
   for g in $SK; do
-    timeout 40 python3 bench/splitk_timeline.py "$g" 2>&1 | grep -E "^decode"
+    timeout 40 python3 bench/probes/splitk_timeline.py "$g" 2>&1 | grep -E "^decode"
   done | tee "$OUT_DIR/splitk-torch-per-process.log"
   # What lies between the kernels: each side's CUDA graph of 4 calls of one split-K GEMM, as
   # Graphviz (dnnbench: DNNBENCH_GRAPH_DOT; PyTorch: CUDAGraph.debug_dump), node and edge types.
@@ -657,7 +670,7 @@ PY2
   DNNBENCH_GRAPH_DOT="$OUT_DIR/dot" timeout 60 "$B" run -g "$DOT_G" --provider cublaslt --max-engines 1 --batch 4 --iters 2 \
     --warmup 1 --isolate none --no-kernel-activity -q -o "$OUT_DIR/dot/dnnbench.json" > "$OUT_DIR/dot/dnnbench.log" 2>&1
   echo "dnnbench graph dump rc $?"
-  timeout 60 python3 bench/splitk_timeline.py "$DOT_G" --blas cublaslt --calls 4 --replays 2 --dot "$OUT_DIR/dot" \
+  timeout 60 python3 bench/probes/splitk_timeline.py "$DOT_G" --blas cublaslt --calls 4 --replays 2 --dot "$OUT_DIR/dot" \
     > "$OUT_DIR/dot/torch.log" 2>&1
   echo "torch graph dump rc $?"
   python3 - "$OUT_DIR"/dot/*.dot <<'PY2'
@@ -674,7 +687,7 @@ for path in sys.argv[1:]:
 PY2
 fi
 if want pool-eng3; then
-  # cuDNN's runtime-compiled resample engine eng3 on the workload pools it failed (session 15):
+  # cuDNN's runtime-compiled resample engine eng3 on the workload pools it failed:
   # each alone, with no compiled-plan cache (compiled fresh), on 9.14 and 9.19, then the U-Net
   # max-pool under compute-sanitizer's memcheck (one execution): whose access is out of bounds.
   stage "cuDNN eng3 on the workload pools that failed, then under compute-sanitizer"
@@ -717,18 +730,18 @@ if want versions && [ -x "$B919" ]; then
   # VERSIONS_EXTRA: more run options on both sides (e.g. --oracle: compare then diffs the workload
   # report, per op family and model, between the two libraries).
   args=(--provider cudnn --max-engines "${VERSIONS_ENGINES:-4}" --max-time-ms 300 --save-samples -q ${VERSIONS_EXTRA:-})
-  LD_LIBRARY_PATH="/tmp/dnnbench-prefix/usr/lib/x86_64-linux-gnu" timeout -s INT "$(cap "${VERSIONS_SECONDS:-100}")" "$B" run "${V[@]}" "${args[@]}" \
+  LD_LIBRARY_PATH="$DEPS_LIB" timeout -s INT "$(cap "${VERSIONS_SECONDS:-100}")" "$B" run "${V[@]}" "${args[@]}" \
     -o "$OUT_DIR/cudnn914.json" > "$OUT_DIR/run914.log" 2>&1
   echo "9.14 run rc $?"
   timeout -s INT "$(cap "${VERSIONS_SECONDS:-100}")" "$B919" run "${V[@]}" "${args[@]}" -o "$OUT_DIR/cudnn919.json" > "$OUT_DIR/run919.log" 2>&1
   echo "9.19 run rc $?"
   for by in heuristic engine best; do
-    LD_LIBRARY_PATH="/tmp/dnnbench-prefix/usr/lib/x86_64-linux-gnu" "$B" compare "$OUT_DIR/cudnn914.json" "$OUT_DIR/cudnn919.json" --by $by --json "$OUT_DIR/compare-$by.json" \
+    LD_LIBRARY_PATH="$DEPS_LIB" "$B" compare "$OUT_DIR/cudnn914.json" "$OUT_DIR/cudnn919.json" --by $by --json "$OUT_DIR/compare-$by.json" \
       > "$OUT_DIR/compare-$by.txt" 2>&1
     echo "compare --by $by rc $?"
   done
   head -60 "$OUT_DIR/compare-heuristic.txt"
   grep -A30 '^Workload report, A' "$OUT_DIR/compare-heuristic.txt" | head -40
-  LD_LIBRARY_PATH="/tmp/dnnbench-prefix/usr/lib/x86_64-linux-gnu" "$B" report "$OUT_DIR/cudnn914.json" "$OUT_DIR/cudnn919.json" --html "$OUT_DIR/versions.html" > /dev/null 2>&1
+  LD_LIBRARY_PATH="$DEPS_LIB" "$B" report "$OUT_DIR/cudnn914.json" "$OUT_DIR/cudnn919.json" --html "$OUT_DIR/versions.html" > /dev/null 2>&1
   echo "report rc $? ($(stat -c %s "$OUT_DIR/versions.html" 2> /dev/null) bytes)"
 fi

@@ -34,12 +34,12 @@ if [ $# -gt 0 ] && [[ "$1" != -* ]]; then OUT_DIR=$1; shift; fi
 mkdir -p "$OUT_DIR" "$RESULTS"
 [ -x "$DNNBENCH" ] || { echo "matched-conditions: no executable $DNNBENCH"; exit 1; }
 
-export LD_LIBRARY_PATH="${GPU_RUN_PREFIX:-/tmp/dnnbench-prefix}/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+. bench/lib/gpu-env.sh  # the loader path (GPU_RUN_PREFIX) and torch_cudnn_dir
 from_torch=${CUDNN_FROM_TORCH:-}
 [ -z "$from_torch" ] && [[ "$DNNBENCH" == *919* ]] && from_torch=1
 if [ "${from_torch:-0}" = 1 ]; then
   # The system's libcudnn.so.9 is found before the wheel's unless the loader is told (gpu-check.sh).
-  cudnn_dir=$(python3 -c "import nvidia.cudnn; print(list(nvidia.cudnn.__path__)[0])" 2> /dev/null)
+  cudnn_dir=$(torch_cudnn_dir)
   [ -n "$cudnn_dir" ] && export LD_LIBRARY_PATH="$cudnn_dir/lib:$LD_LIBRARY_PATH"
 fi
 

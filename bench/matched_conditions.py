@@ -13,7 +13,7 @@ paced), in one run:
     F.conv2d on channels_last tensors where the graph is NHWC (cudnn.benchmark off: cuDNN's
     heuristic pick, as dnnbench's top pick), F.scaled_dot_product_attention under
     sdpa_kernel(CUDNN_ATTENTION); on normal data rounded to the dtype, N(0, 0.5^2) as dnnbench's
-    --fill normal draws (--sigma; session 16: the runs before drew torch.randn's N(0, 1)); timed by CUDA-graph
+    --fill normal draws (--sigma; runs before 2026-12-03 drew torch.randn's N(0, 1)); timed by CUDA-graph
     replay of as many calls as dnnbench's row put in one sample (so both tools' samples last the
     same, ~10 ms), in the same regime:
       sustained  back to back, no gaps (the queue is kept ahead of the GPU while samples are
@@ -26,7 +26,7 @@ paced), in one run:
                  dnnbench's paced regime does; warm-up paced too; --paced-measure-s
                  (0.3 s) of samples.
  3. In a separate process (CUPTI, once attached, changes later launches: bench/RESULTS.md,
-    "CUPTI made later rows slower"), torch.profiler records the kernels of each PyTorch call.
+    "Split-K decode GEMMs"), torch.profiler records the kernels of each PyTorch call.
 
 It prints, per regime, a table (dnnbench median, PyTorch median, ratio dnnbench / PyTorch, same
 kernel yes / main / no, clocks and power on both sides) and the distribution of the ratio over
@@ -54,7 +54,7 @@ from collections import deque
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "lib"))  # torch_problems
 from torch_problems import (build_call, compare_kernels, demangle, distribution,  # noqa: E402
                             normalise_kernel_name, problem_spec, profile_kernels)
 
@@ -81,12 +81,12 @@ DUTY = 0.5  # paced: dnnbench's pacing_duty
 # PyTorch's share of a regime's time, per graph; dnnbench gets the rest. PyTorch shortens its
 # warm-ups and samples (down to 30%, SCALED) when it runs late.
 TORCH_S_PER_GRAPH = 1.0
-# Sustained more since session 17: its rows at the cap wait for their power (~1.4 s) and measure
-# >= 1 s (dnnbench's --capped-min-ms), where a paced row takes ~0.5 s (session 18, call 1: 140 s
-# of dnnbench sustained against 78 s paced on the whole set).
+# Sustained more: its rows at the cap wait for their power (~1.4 s) and measure >= 1 s
+# (dnnbench's --capped-min-ms), where a paced row takes ~0.5 s (on the H200, 140 s of dnnbench
+# sustained against 78 s paced on the whole set).
 REGIME_WEIGHT = {"sustained": 0.62, "paced": 0.38}
 # What a --torch-fresh graph's new process costs beyond its timing: Python, torch and CUDA start
-# (session 20: 3.2-5.5 s a graph on the H200 machine).
+# (3.2-5.5 s a graph on the H200 machine).
 FRESH_PROCESS_S = 3.5
 SCALED = ("warm_min_s", "warm_max_s", "paced_warm_min_s", "paced_warm_max_s", "measure_s", "paced_measure_s")
 QUICK = ("bert_large_ffn_up_m4096_k1024_n4096_fp16", "llama2_7b_qkv_m2048_k4096_n12288_bf16",
@@ -257,8 +257,8 @@ def read_dnnbench(path):
 class Clocks:
     """SM clock (MHz), board power (W) and GPU temperature (C) from NVML, when pynvml is there.
     The temperature, since at the power cap a hotter chip leaks more and runs a lower clock for the
-    same watts: rows at the cap read 1-4% higher clocks on dnnbench's side at equal power (session
-    18), and dnnbench's rows start after idle gaps where PyTorch's run back to back."""
+    same watts: rows at the cap read 1-4% higher clocks on dnnbench's side at equal power, and
+    dnnbench's rows start after idle gaps where PyTorch's run back to back."""
 
     def __init__(self):
         self.nv = None
@@ -513,7 +513,7 @@ def time_in_fresh_process(spec, regime, pick, cfg, deadline):
     """One graph's PyTorch figure from a new process (--torch-fresh): what a program that calls
     only this sees. A long process's history can slow a call: after torch.profiler (CUPTI) had run,
     split-K GEMMs' replays idled 0.4-2.7 us a call between their two kernels (bench/RESULTS.md,
-    session 16); a fresh process per graph rules out any such carried-over state."""
+    "Split-K decode GEMMs"); a fresh process per graph rules out any such carried-over state."""
     fd, out = tempfile.mkstemp(suffix=".json", prefix="torch-one-")
     os.close(fd)
     cmd = [sys.executable, os.path.abspath(__file__), "--time-one", "--time-out", out, "--regimes", regime,
@@ -1034,7 +1034,7 @@ def self_test(args):
     # The report from dnnbench results made on this machine, with synthetic PyTorch figures
     # (dnnbench's median / 1.01, its kernels under the profiler's demangled names), to exercise the code.
     if args.results:
-        out = args.out or "/tmp/matched-conditions-self-test"
+        out = args.out or tempfile.mkdtemp(prefix="matched-conditions-self-test-")
         os.makedirs(out, exist_ok=True)
         picks = {}
         for path in args.results:
@@ -1111,7 +1111,7 @@ def main():
     ap.add_argument("--paced-warm-max-s", type=float, default=0.6, help="paced: warm-up at most (s of wall time)")
     ap.add_argument("--global-warm-s", type=float, default=2.0,
                     help="sustained: continuous replay of the largest GEMM before the first graph (s)")
-    # Session 17 (bench/power_settle_probe.py): at the power cap the H200's clock cycles about once
+    # bench/probes/power_settle_probe.py: at the power cap the H200's clock cycles about once
     # a second, and a 0.3 s median read up to 7% off the cycle's; 1 s stays within 2%, as
     # dnnbench's --capped-min-ms.
     ap.add_argument("--measure-s", type=float, default=1.0,

@@ -10,24 +10,25 @@
 #    (--batch 1 --no-graph-replay --iters 3, CUPTI off: ncu is the one profiler): ncu times each kernel alone, so it is the reference
 #    for a kernel's own duration. The CUDA reference's kernels (dnnbench::...) separate graphs.
 # 2. REPEATS (default 3) separate dnnbench runs of the same top picks at default settings.
-# 3. bench/ncu_compare.py: per graph, dnnbench median / ncu per-execution time, the distribution
+# 3. bench/lib/ncu_compare.py: per graph, dnnbench median / ncu per-execution time, the distribution
 #    of those ratios over graphs whose kernels take >= 5 us, and the spread of the repeat runs.
 #
-# Environment: GRAPHS (default: the fp16 forward convolutions of graphs/perf/resnet50 and the fp16
+# Environment: NCU (default: bench/lib/gpu-env.sh finds it), GRAPHS (default: the fp16 forward convolutions of graphs/perf/resnet50 and the fp16
 # matmuls of graphs/perf/gemm), REPEATS, DNNBENCH, EXTRA (more dnnbench flags for step 2).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT_DIR=${1:-${OUT:-out}/ncu}
 mkdir -p "$OUT_DIR"
 DNNBENCH=${DNNBENCH:-build/gpu/dnnbench}
-export LD_LIBRARY_PATH="${GPU_RUN_PREFIX:-/tmp/dnnbench-prefix}/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+. bench/lib/gpu-env.sh  # the loader path (GPU_RUN_PREFIX) and find_ncu (NCU)
 if [ -z "${GRAPHS:-}" ]; then
   GRAPHS="$(ls graphs/perf/resnet50/*_fwd_*fp16.json graphs/perf/gemm/*fp16.json | tr '\n' ' ')"
 fi
 read -r -a graphs <<< "$GRAPHS"
 graph_args=()
 for g in "${graphs[@]}"; do graph_args+=(-g "$g"); done
-NCU=${NCU:-$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)}
+NCU=$(find_ncu)
+[ -n "$NCU" ] || { echo "ncu-check: no ncu (set NCU, or put ncu on PATH)"; exit 2; }
 
 start=$(date +%s)
 "$NCU" --cache-control none --clock-control none --metrics gpu__time_duration.sum --print-kernel-base demangled \
@@ -44,4 +45,4 @@ for i in $(seq 1 "${REPEATS:-3}"); do
   echo "ncu-check: repeat $i exit $? in $(( $(date +%s) - start )) s"
   reps+=("$OUT_DIR/rep$i.json")
 done
-python3 bench/ncu_compare.py "$OUT_DIR/ncu.csv" "$OUT_DIR/ncu-run.json" "${reps[@]}" | tee "$OUT_DIR/compare.txt"
+python3 bench/lib/ncu_compare.py "$OUT_DIR/ncu.csv" "$OUT_DIR/ncu-run.json" "${reps[@]}" | tee "$OUT_DIR/compare.txt"

@@ -14,7 +14,7 @@ OUT_DIR=${1:-${OUT:-out}/overhead}
 mkdir -p "$OUT_DIR"
 DNNBENCH=${DNNBENCH:-build/gpu/dnnbench}
 LABEL=${LABEL:-after}
-export LD_LIBRARY_PATH="${GPU_RUN_PREFIX:-/tmp/dnnbench-prefix}/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+. bench/lib/gpu-env.sh  # the loader path: GPU_RUN_PREFIX
 GRAPHS=${GRAPHS:-$(ls graphs/perf/resnet50/*_fwd_*fp16.json | tr '\n' ' ')}
 read -r -a graphs <<< "$GRAPHS"
 graph_args=()

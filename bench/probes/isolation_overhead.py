@@ -5,7 +5,7 @@ the overhead per graph and per row against `none`, and how many child processes 
 (metadata.isolation.children_started). With BASELINE, that binary's `graph` mode runs too (e.g. a
 build from before the --isolate graph worker), as `graph@baseline`.
 
-    bench/isolation_overhead.py [BINARY] [GRAPHS] [PROVIDER] [REPS] [BASELINE]
+    bench/probes/isolation_overhead.py [BINARY] [GRAPHS] [PROVIDER] [REPS] [BASELINE]
 """
 import json
 import os

@@ -2,11 +2,11 @@
 """Probe (issue 12): which timing basis reproduces Nsight Compute's gpu__time_duration? CUPTI
 kernel durations (through torch.profiler) of the same kernels launched back to back, one at a
 time with a synchronize between (no idle sleep), and one at a time after 2, 20 and 200 ms idle
-(issue 17: does a kernel launched after the long idle gaps of an ncu session run slower, as ncu's
-~5% over CUPTI on the Llama-2 GEMMs suggests?). Compare with bench/duty_cycle_probe.py's ncu run
+(issue 17: does a kernel launched after the long idle gaps under ncu run slower, as ncu's
+~5% over CUPTI on the Llama-2 GEMMs suggests?). Compare with bench/probes/duty_cycle_probe.py's ncu run
 and with `--profile ncu` rows.
 
-    python3 bench/kernel_basis_probe.py
+    python3 bench/probes/kernel_basis_probe.py
 """
 import time
 

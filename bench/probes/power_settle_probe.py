@@ -4,7 +4,7 @@ the driver see meanwhile? dnnbench's sustained warm-up stops when three 50 ms wi
 (times within 1%, SM clocks within 2%), at most --warmup-max-ms (500) after it starts; PyTorch's
 loop in bench/matched_conditions.py has run for seconds. If the power cap's controller follows
 NVML's ~1 s power average, the clock keeps falling after dnnbench calls the row steady, and the
-row reads a few % fast (session 12: bert ffn_down 1575 vs 1524 MHz).
+row reads a few % fast (bert ffn_down read 1575 against PyTorch's 1524 MHz).
 
 For each problem: 3 s idle, then CUDA-graph replays of ~10 ms back to back for --seconds, each
 replay timed by events, and beside each one NVML's SM clock, its averaged power
@@ -13,17 +13,21 @@ clock-event reasons say the power cap holds the clock. Prints the time series in
 and when the per-call time, the clock and each power reading came within 1% of their last
 second's median.
 
-    python3 bench/power_settle_probe.py [--seconds 4] [--json OUT.json]
+    python3 bench/probes/power_settle_probe.py [--seconds 4] [--json OUT.json]
 """
 import argparse
 import ctypes
 import json
+import os
 import statistics
+import sys
 import time
 
 import torch
 
-from matched_conditions import calls_for, capture
+BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path[:0] = [BENCH, os.path.join(BENCH, "lib")]  # matched_conditions, torch_problems
+from matched_conditions import calls_for, capture  # noqa: E402
 
 NVML_FI_DEV_POWER_AVERAGE = 185
 NVML_FI_DEV_POWER_INSTANT = 186

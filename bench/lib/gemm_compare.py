@@ -9,14 +9,14 @@ prints per graph:
   lt heur         cuBLASLt's own pick: the first cublaslt engine's heuristic (OOTB) row
   lt best         the fastest passed cuBLASLt plan: every row and every oracle winner
   torch rows      the torch provider's rows (fastest passed), when that provider ran
-  anchor          torch.matmul timed here by CUDA-graph replay (bench/torch_compare.py's time_ms:
+  anchor          torch.matmul timed here by CUDA-graph replay (bench/lib/torch_compare.py's time_ms:
                   20 calls per replay, median of --samples replays), the independent check
 
 and the verdicts the issue asks for: lt best / anchor <= 1 + --slack on every graph (cuBLASLt's
 best plan no slower than torch.matmul, both timed by CUDA-graph replay), and every cublaslt row
 passed validation (skipped rows, with cuBLASLt's reason, are counted apart).
 
-Usage: bench/gemm_compare.py RESULTS.json GRAPH.json... [--samples N] [--no-anchor]
+Usage: bench/lib/gemm_compare.py RESULTS.json GRAPH.json... [--samples N] [--no-anchor]
 """
 import argparse
 import json

@@ -5,9 +5,9 @@ one short conv by CUDA-graph replay of 20 calls, sustained vs paced at several d
 reads NVML's SM clock and power during each. Run on the GPU machine; ncu on the same kernels
 is the reference (bench/ncu-check.sh).
 
-    python3 bench/duty_cycle_probe.py
+    python3 bench/probes/duty_cycle_probe.py
     ncu --clock-control none --cache-control none --metrics gpu__time_duration.sum --csv \
-        python3 bench/duty_cycle_probe.py --ncu
+        python3 bench/probes/duty_cycle_probe.py --ncu
 """
 import sys
 import time

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Does where a problem's buffers lie move a short kernel's time? (issue 31, session 20)
+"""Does where a problem's buffers lie move a short kernel's time? (issue 31)
 
 The matched-conditions benchmark (bench/matched_conditions.py) puts 1-3 of 58 rows outside +-3%
 of PyTorch in each run, a different set each time, nearly all under 10 us (split-K decode GEMMs,
@@ -12,7 +12,7 @@ placement kept alive so that the caching allocator cannot hand the same blocks b
 each placement's median and the spread (max / min - 1). A spread of 3-5% on one graph says the
 per-row +-3% of such rows needs the median over placements on both sides, not a better harness.
 
-  python3 bench/placement_probe.py [--graphs G.json ...] [--spacers-mib 0,1,3,...] [--json OUT]
+  python3 bench/probes/placement_probe.py [--graphs G.json ...] [--spacers-mib 0,1,3,...] [--json OUT]
 
 GPU machine only (torch with CUDA). bench/gpu-check.sh stage `placement`.
 """
@@ -22,9 +22,9 @@ import os
 import statistics
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, HERE)
+BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path[:0] = [BENCH, os.path.join(BENCH, "lib")]  # matched_conditions, torch_problems
+ROOT = os.path.dirname(BENCH)
 from matched_conditions import Clocks, calls_for, capture, measure_sustained  # noqa: E402
 from torch_problems import build_call, problem_spec  # noqa: E402
 

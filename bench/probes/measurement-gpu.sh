@@ -2,7 +2,7 @@
 # Measurement acceptance on the GPU machine (issue 6). Run after scripts/gpu-run.sh built
 # build/gpu/dnnbench:
 #
-#   bench/measurement-gpu.sh [OUT_DIR]      (default: $OUT/measurement or out/measurement)
+#   bench/probes/measurement-gpu.sh [OUT_DIR]      (default: $OUT/measurement or out/measurement)
 #
 # Checks, each printed PASS/FAIL in the summary:
 #   1. A/A: a ~30 us cuDNN conv (ResNet-50 res2 3x3, N=32, fp16) and a ~1 ms one (3x3, N=128,
@@ -16,8 +16,8 @@
 # heuristic plan of cuDNN's first engine without the fp64 CPU reference check (minutes for the
 # long conv). Takes about 1-2 minutes on an H200.
 set -uo pipefail
-cd "$(dirname "$0")/.."
-export LD_LIBRARY_PATH=/tmp/dnnbench-prefix/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+cd "$(dirname "$0")/../.."
+. bench/lib/gpu-env.sh  # the loader path: GPU_RUN_PREFIX
 BIN=${DNNBENCH_BIN:-build/gpu/dnnbench}
 OUT_DIR=${1:-${OUT:-out}/measurement}
 SHORT=graphs/perf/resnet50/rn50_res2_3x3_64_64_fwd_n32_nhwc_fp16.json

@@ -3,7 +3,7 @@
 # compared with itself through the sweep-and-paired path, with the control arm. Any row called
 # significant is a false positive. Run after scripts/gpu-run.sh built build/gpu/dnnbench:
 #
-#   bench/oracle-aa-gpu.sh [OUT_DIR] [SECONDS]
+#   bench/oracle-aa.sh [OUT_DIR] [SECONDS]
 #
 # SECONDS (default 240) bounds the run: at the limit it is interrupted with SIGINT, which writes
 # the rows finished so far (complete: false). The summary counts significant rows. AA_EXTRA adds
@@ -11,13 +11,13 @@
 # AA_GRAPHS (default graphs/samples) names other graphs (a -g argument: comma-separated paths).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-export LD_LIBRARY_PATH=/tmp/dnnbench-prefix/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+. bench/lib/gpu-env.sh  # the loader path: GPU_RUN_PREFIX
 BIN=${DNNBENCH_BIN:-build/gpu/dnnbench}
 OUT_DIR=${1:-${OUT:-out}/oracle-aa}
 mkdir -p "$OUT_DIR"
 timeout -s INT "${2:-240}" "$BIN" run -g "${AA_GRAPHS:-graphs/samples}" --provider cudnn --oracle --oracle-aa \
   --warmup-max-ms 100 ${AA_EXTRA:-} -q -o "$OUT_DIR/aa.json" > "$OUT_DIR/aa.log" 2>&1
-echo "oracle-aa-gpu: exit $?"
+echo "oracle-aa: exit $?"
 tail -8 "$OUT_DIR/aa.log"
 python3 - "$OUT_DIR/aa.json" <<'PY'
 import json, math, sys

@@ -10,7 +10,7 @@ NVML read during the row's samples, and what ncu's cycles would take at the row'
 If ncu's kernels ran at a lower clock than the row's samples, the two tools agree on the work
 (cycles) and differ on the clock; if the clocks match, the difference is elsewhere.
 
-    python3 bench/ncu_clocks.py RUN.json PROFILE_DIR
+    python3 bench/probes/ncu_clocks.py RUN.json PROFILE_DIR
 """
 import csv
 import glob

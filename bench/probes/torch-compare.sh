@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
-# dnnbench's cuDNN rows beside PyTorch's own timing of the same problems, on the GPU machine, in
-# one go (bench/RESULTS.md has the figures). Run from the repository root after
-# scripts/gpu-run.sh built build/gpu/dnnbench:
+# dnnbench's cuDNN rows beside PyTorch's own timing of the same problems (cudnn.benchmark False
+# and True), on the GPU machine, in one go; superseded as the timing reference by
+# bench/matched-conditions.sh (bench/probes/README.md). After scripts/gpu-run.sh built
+# build/gpu/dnnbench:
 #
-#   bench/torch-compare.sh [OUT_DIR]
+#   bench/probes/torch-compare.sh [OUT_DIR]
 #
 # 1. dnnbench over the graphs with --oracle (run1.json): per graph, cuDNN's top pick (the first
 #    engine's OOTB row) and the best plan measured (every row, every oracle winner);
 # 2. the same suite again without the oracle (run2.json), for the repeat-run check;
-# 3. bench/torch_compare.py: PyTorch with cudnn.benchmark False and True, side by side.
+# 3. bench/lib/torch_compare.py: PyTorch with cudnn.benchmark False and True, side by side.
 #
 # Environment (defaults keep the whole run near 8 minutes on an H200: measured 13.5 s per graph
-# with these settings, 33 graphs by default; bench/RESULTS.md):
+# with these settings, 33 graphs by default):
 #   GRAPHS        graph files (default: the 23 fp16 forward convolutions of graphs/perf/resnet50
 #                 and the 10 fp16 matmuls of graphs/perf/gemm)
 #   MAX_ENGINES   engines per graph, the heuristic's top N (default 3)
@@ -19,11 +20,11 @@
 #   NO_REPEAT=1   skip run 2 (the repeat-run check)
 #   DNNBENCH      the binary (default build/gpu/dnnbench)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 OUT_DIR=${1:-${OUT:-out/torch-compare}}
 mkdir -p "$OUT_DIR"
 DNNBENCH=${DNNBENCH:-build/gpu/dnnbench}
-export LD_LIBRARY_PATH="${GPU_RUN_PREFIX:-/tmp/dnnbench-prefix}/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+. bench/lib/gpu-env.sh  # the loader path: GPU_RUN_PREFIX
 if [ -z "${GRAPHS:-}" ]; then
   GRAPHS="$(ls graphs/perf/resnet50/*_fwd_*fp16.json graphs/perf/gemm/*fp16.json | tr '\n' ' ')"
 fi
@@ -46,6 +47,6 @@ if [ "${NO_REPEAT:-0}" != 1 ]; then
   repeat=(--repeat "$OUT_DIR/run2.json")
 fi
 start=$(date +%s)
-python3 bench/torch_compare.py "${graphs[@]}" --dnnbench "$OUT_DIR/run1.json" "${repeat[@]}" \
+python3 bench/lib/torch_compare.py "${graphs[@]}" --dnnbench "$OUT_DIR/run1.json" "${repeat[@]}" \
   | tee "$OUT_DIR/compare.txt"
 echo "torch-compare: PyTorch timing $(( $(date +%s) - start )) s"

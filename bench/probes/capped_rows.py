@@ -3,7 +3,7 @@
 the driver held the clock at the power cap, board power and SM clock range. For checking the
 warm-up and --capped-min-ms at the power cap (issue 31).
 
-    python3 bench/capped_rows.py RESULTS.json [...]
+    python3 bench/probes/capped_rows.py RESULTS.json [...]
 """
 import json
 import sys

@@ -114,7 +114,7 @@ def time_ms(torch, fn, samples, warmup, capture=True):
         times.append(elapsed / per)
         # Paced at 50% duty, as dnnbench paces a row that hits the power cap (--pacing
         # when-capped): 20 back-to-back calls of a 240 us GEMM hold the H200 at its 700 W cap and
-        # read ~20% slow (bench/RESULTS.md, session 4); a short kernel reads the same either way.
+        # read ~20% slow (bench/probes/duty_cycle_probe.py); a short kernel reads the same either way.
         time.sleep(elapsed / 1000)
     return statistics.median(times), method + ", paced 50%"
 

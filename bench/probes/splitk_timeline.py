@@ -9,7 +9,7 @@ between a call's kernels or between calls. PyTorch's per-call figure here is tim
 (events around a replay of CALLS calls) and set against the same kernel sum, so the difference
 is split into the gaps it is made of.
 
-    python3 bench/splitk_timeline.py GRAPH.json... [--calls 1000] [--replays 50] [--blas cublaslt] [--json OUT]
+    python3 bench/probes/splitk_timeline.py GRAPH.json... [--calls 1000] [--replays 50] [--blas cublaslt] [--json OUT]
 """
 import argparse
 import json
@@ -18,7 +18,8 @@ import statistics
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path[:0] = [BENCH, os.path.join(BENCH, "lib")]  # matched_conditions, torch_problems
 import torch_problems as tp  # noqa: E402
 from matched_conditions import capture  # noqa: E402
 
@@ -103,7 +104,7 @@ def dump_dot(torch, fn, path, calls=4):
     """The CUDA graph of `calls` calls as Graphviz (node types, kernel launch attributes, edge
     types), to set beside dnnbench's (DNNBENCH_GRAPH_DOT): what lies between the kernels."""
     # keep_graph: PyTorch destroys the captured cudaGraph_t once instantiated, and debug_dump of
-    # a graph it no longer has writes nothing (session 16's first dump came back empty).
+    # a graph it no longer has writes nothing (a first dump without it came back empty).
     try:
         graph = torch.cuda.CUDAGraph(keep_graph=True)
     except TypeError:
@@ -158,8 +159,9 @@ def main():
 
     # Every graph's replay is timed before any profiling: once torch.profiler has enabled CUPTI,
     # later replays of dependent kernels in this process run slower (0.4-2.7 us a call on these
-    # GEMMs, bench/RESULTS.md session 16), and torch.profiler does not undo it. The timelines of
-    # the graphs after the first are recorded with CUPTI already on: their gaps read that state.
+    # GEMMs, bench/RESULTS.md, "Split-K decode GEMMs"), and torch.profiler does not undo it. The
+    # timelines of the graphs after the first are recorded with CUPTI already on: their gaps read
+    # that state.
     timed = {}
     for path in args.graphs:
         spec, fn, run, method, graph = prepared(path)

@@ -4,11 +4,14 @@
 # kernels at ~1.67 GHz where dnnbench's rows ran at ~1.97 GHz). No dnnbench build needed: a
 # torch.matmul (fp16, 8192^3, ~1 ms) in a loop is the kernel.
 #
-#   bench/ncu_clock_probe.sh [OUT_DIR]        (on the GPU machine)
+#   bench/probes/ncu_clock_probe.sh [OUT_DIR]        (on the GPU machine; NCU: bench/lib/gpu-env.sh)
 set -uo pipefail
-OUT_DIR=${1:-${OUT:-out}/ncu-clock}
+OUT_DIR=$(realpath -m "${1:-${OUT:-out}/ncu-clock}")
+cd "$(dirname "$0")/../.."
+. bench/lib/gpu-env.sh
+NCU=$(find_ncu)
+[ -n "$NCU" ] || { echo "ncu_clock_probe: no ncu (set NCU, or put ncu on PATH)"; exit 2; }
 mkdir -p "$OUT_DIR"
-export PATH="/opt/nvidia/nsight-compute/2025.3.1:$PATH"
 PY=${PYTHON:-python3}
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.applications.graphics,clocks.default_applications.graphics,power.limit,power.draw --format=csv
 nvidia-smi -q -d CLOCK | sed -n '/Clocks$/,/Max Clocks/p' | head -30
@@ -36,7 +39,7 @@ echo "SM clock without ncu (MHz, power W): $(sort "$OUT_DIR/smi.csv" | uniq -c |
 M=gpu__time_duration.sum,gpc__cycles_elapsed.avg.per_second,gpc__cycles_elapsed.max
 for mode in "none kernel" "base kernel" "none application"; do
   set -- $mode
-  timeout 120 ncu --clock-control "$1" --replay-mode "$2" --cache-control none --metrics "$M" \
+  timeout 120 "$NCU" --clock-control "$1" --replay-mode "$2" --cache-control none --metrics "$M" \
     -k regex:nvjet --launch-skip 40 --launch-count 3 --csv $PY "$OUT_DIR/mm.py" > "$OUT_DIR/ncu-$1-$2.csv" 2> "$OUT_DIR/ncu-$1-$2.err"
   echo "ncu --clock-control $1 --replay-mode $2 (rc $?):"
   grep -E "gpu__time_duration|gpc__cycles" "$OUT_DIR/ncu-$1-$2.csv" | awk -F'","' '{print "   ", $(NF-2), $(NF-1), $NF}' | head -9
