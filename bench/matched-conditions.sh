@@ -18,11 +18,11 @@
 # --dnnbench-arg=--max-time-ms=500. Environment:
 #   CUDNN_FROM_TORCH  1: put PyTorch's cuDNN first on the loader path (default: 1 when the binary's
 #                     path holds "919", as gpu-check.sh's 9.19 build does)
-#   CAP_S             hard limit on the Python run in seconds (default 570: the tarball still comes
-#                     back inside the device tool's 600 s)
+#   CAP_S             hard limit on the Python run in seconds (default 570: the tarball is packed
+#                     inside a 10-minute limit on the caller's side)
 #
 # Everything lands in OUT_DIR (default $OUT/matched-conditions, else out/matched-conditions) and in
-# one tarball, $OUT/matched-conditions.tgz (the device tool brings back few files), with the
+# one tarball, $OUT/matched-conditions.tgz (one file to copy back from the GPU machine), with the
 # markdown table and the console copied beside it.
 set -uo pipefail
 cd "$(dirname "$0")/.."

@@ -12,13 +12,12 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT_DIR=${1:-${OUT:-out/gpu}}
 BUILD=${GPU_RUN_BUILD:-build/gpu}
-PREFIX=${GPU_RUN_PREFIX:-/tmp/dnnbench-prefix}
-export LD_LIBRARY_PATH="$PREFIX/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+. bench/lib/gpu-env.sh  # the loader path: GPU_RUN_PREFIX (the unpacked .deb dependencies)
 mkdir -p "$OUT_DIR"
 MODELS=graphs/models
-if "$BUILD/dnnbench" import graphs/models/bert_layer.onnx -o /tmp/dnnbench-onnx-probe > /dev/null 2>&1 &&
+if "$BUILD/dnnbench" import graphs/models/bert_layer.onnx -o "$OUT_DIR/onnx-probe" > /dev/null 2>&1 &&
   python3 -c "import torch, torchvision" 2> /dev/null; then
-  MODELS=/tmp/dnnbench-models
+  MODELS=$OUT_DIR/models
   mkdir -p "$MODELS"
   python3 scripts/export_onnx_models.py "$MODELS" 2>&1 | grep -v -i warn
   for m in resnet50 bert_layer; do "$BUILD/dnnbench" import "$MODELS/$m.onnx" -o "$MODELS/$m" | head -3; done

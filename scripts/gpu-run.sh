@@ -4,7 +4,7 @@
 # --provider cudnn. A user does not need it: `DNNBENCH_DEBS=.debs scripts/run-samples` and
 # `DNNBENCH_DEBS=.debs scripts/test` build cuDNN (and every other provider found) there the same way
 # (README). Dependencies come from scripts/setup with DNNBENCH_DEBS (default .debs, made here by
-# scripts/gpu-prepare.sh and carried with the tree: device tool carry [".debs"]).
+# scripts/gpu-prepare.sh and copied to the GPU machine with the checkout).
 #
 #   scripts/gpu-run.sh [OUT_DIR]        results and logs go to OUT_DIR (default: $OUT or out/gpu)
 #
@@ -35,7 +35,7 @@ case "${GPU_RUN_TORCH:-auto}" in
 esac
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv,noheader || true
 # Warnings are errors here too, as in CI: g++ 13 on the GPU machine built with 0 warnings on
-# 2026-12-01 (bench/RESULTS.md, issue 12). GPU_RUN_WERROR=OFF lets a new compiler's new warning
+# 2026-12-01 (bench/RESULTS.md). GPU_RUN_WERROR=OFF lets a new compiler's new warning
 # through for a measurement run.
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DDNNBENCH_WERROR="${GPU_RUN_WERROR:-ON}" \
   ${CUDNN_ROOT:+-DCUDNN_ROOT="$CUDNN_ROOT"} "${torch_args[@]}" 2>&1 | tee "$OUT_DIR/configure.log" | grep -E "dnnbench|Error|error"
