@@ -33,6 +33,10 @@ class StoppingRule {
   // elsewhere (the warm-up's steady ones) must not be added past it. Otherwise every such sample
   // is welcome: it was taken in the steady state and costs nothing more.
   virtual bool exact_count() const { return false; }
+  // The fewest samples, and the least elapsed time, the rule takes before it may stop: a
+  // measurement split over several placements (session/plan_session.hpp) gives each its share.
+  virtual std::int64_t min_samples() const = 0;
+  virtual double min_elapsed_ms() const { return 0; }
   const std::vector<double>& samples() const { return samples_; }
   // Elapsed time of the whole samples so far (ms), batches included.
   double elapsed_ms() const { return elapsed_ms_; }
@@ -52,6 +56,7 @@ class FixedCountRule final : public StoppingRule {
   bool converged() const override { return finished(); }
   std::string stop_reason() const override { return finished() ? "count" : ""; }
   bool exact_count() const override { return true; }
+  std::int64_t min_samples() const override { return count_; }
 
  private:
   void on_sample() override {}
@@ -78,6 +83,8 @@ class AdaptiveMedianRule final : public StoppingRule {
   bool converged() const override { return converged_; }
   std::string stop_reason() const override { return converged_ ? "ci" : cap_; }
   const AdaptiveLimits& limits() const { return limits_; }
+  std::int64_t min_samples() const override { return limits_.min_iters; }
+  double min_elapsed_ms() const override { return limits_.min_time_ms; }
 
  private:
   void on_sample() override;

@@ -42,8 +42,8 @@ struct ComparedRow {
   std::optional<double> median_a_ms, median_b_ms;
   std::optional<TimeRatio> ratio;  // B / A
   double band = 0;                 // the noise band the verdict was judged against
-  // The noise that set the band (report/noise_model.hpp): "repeat", "calibrated", "iqr-floor",
-  // "min-effect" or "suite-spread"; empty without a verdict.
+  // The noise that set the band (report/noise_model.hpp): "repeat", "placements", "calibrated",
+  // "iqr-floor", "min-effect" or "suite-spread"; empty without a verdict.
   std::string noise_source;
   std::optional<Verdict> verdict;  // nullopt: not comparable (note says why)
   // The row passed in A but not in B (error, skipped, failed validation): a regression too.

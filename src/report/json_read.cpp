@@ -147,6 +147,9 @@ std::optional<TimingInfo> timing_from_json(const json& t) {
     timing.other_regime =
         TimingInfo::OtherRegime{get<std::string>(o, "regime"), get<std::int64_t>(o, "samples"),
                                 num(o, "median_ms"), get_opt<double>(o, "sm_mhz")};
+  if (const auto& p = at_or_null(t, "placements"); !p.is_null())
+    timing.placements = TimingInfo::Placements{get<std::int64_t>(p, "chunks"),
+                                               get<std::vector<double>>(p, "medians_ms"), num(p, "spread")};
   timing.pacing = get_if_present<std::string>(t, "pacing").value_or("off");
   timing.pacing_idle_ms = get_if_present<double>(t, "pacing_idle_ms").value_or(0);
   timing.clocks = clocks_from_json(at(t, "clocks"), at(t, "clock_unstable"));

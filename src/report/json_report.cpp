@@ -47,6 +47,11 @@ json other_regime_to_json(const std::optional<TimingInfo::OtherRegime>& other) {
           {"sm_mhz", other->sm_mhz ? json(*other->sm_mhz) : json(nullptr)}};
 }
 
+json placements_to_json(const std::optional<TimingInfo::Placements>& p) {
+  if (!p) return nullptr;
+  return {{"chunks", p->chunks}, {"medians_ms", p->medians_ms}, {"spread", p->spread}};
+}
+
 json timing_to_json(const std::optional<TimingInfo>& timing) {
   if (!timing) return nullptr;
   return {
@@ -70,6 +75,7 @@ json timing_to_json(const std::optional<TimingInfo>& timing) {
       {"pacing", timing->pacing},
       {"pacing_idle_ms", timing->pacing_idle_ms},
       {"other_regime", other_regime_to_json(timing->other_regime)},
+      {"placements", placements_to_json(timing->placements)},
       {"clocks", clocks_to_json(timing->clocks)},
       {"clock_unstable", timing->clocks ? json(timing->clocks->clock_unstable) : json(nullptr)},
       {"samples_ms", timing->samples_ms.empty() ? json(nullptr) : json(timing->samples_ms)}};

@@ -26,6 +26,15 @@ std::optional<double> repeat_spread(const RowResult& row) {
   return row.repeat->spread;
 }
 
+std::optional<double> placement_spread(const RowResult& row) {
+  if (!row.timing || !row.timing->placements || row.timing->placements->chunks < 2) return std::nullopt;
+  return row.timing->placements->spread;
+}
+
+std::int64_t placement_chunks(const RowResult& row) {
+  return row.timing && row.timing->placements ? row.timing->placements->chunks : 0;
+}
+
 std::optional<double> either_hypot(std::optional<double> a, std::optional<double> b) {
   if (!a && !b) return std::nullopt;
   // A side without its own figure is assumed as noisy as the other.
@@ -79,9 +88,18 @@ NoiseBand noise_band_for(const RowResult& a, const RowResult& b, const nlohmann:
   const double median = sa && sb ? std::min(sa->median, sb->median) : sa ? sa->median : sb ? sb->median : 0;
   const double floor = gpu ? kGpuRunToRunFloor : kCpuRunToRunFloor;
   NoiseBand out;
+  bool own_spread = false;  // a between-placement or between-process spread stands for the samples' IQR
   if (const auto repeat = larger(repeat_spread(a), repeat_spread(b))) {
     out.band = std::max(floor, kRepeatSpreadMultiple * *repeat);
     out.source = kRepeatSpreadMultiple * *repeat >= floor ? "repeat" : "iqr-floor";
+  } else if (const auto placed = larger(placement_spread(a), placement_spread(b))) {
+    // The fewer chunks of the two rows sets the multiple (the rows' spreads are each a range).
+    const auto chunks = std::min(placement_chunks(a) > 1 ? placement_chunks(a) : placement_chunks(b),
+                                 placement_chunks(b) > 1 ? placement_chunks(b) : placement_chunks(a));
+    const double term = placement_spread_multiple(chunks) * *placed;
+    out.band = std::max(floor, term);
+    out.source = term >= floor ? "placements" : "iqr-floor";
+    own_spread = true;
   } else if (const auto calibrated = larger(calibrated_spread(meta_a, a.provider, median),
                                             calibrated_spread(meta_b, b.provider, median))) {
     out = {*calibrated, "calibrated"};
@@ -89,8 +107,11 @@ NoiseBand noise_band_for(const RowResult& a, const RowResult& b, const nlohmann:
     out.band = floor;
     out.source = "iqr-floor";
   }
+  // The samples' IQR bounds the band only where no spread of the figure itself was measured: a
+  // chunk's median already holds its samples' noise, and two IQRs of a noisy machine's samples
+  // (a 2-core CPU: 14-60%) hide any change that the median over placements sees.
   if (const auto iqr = either_hypot(relative_iqr(a), relative_iqr(b));
-      iqr && kIqrMultiple * *iqr > out.band) {
+      !own_spread && iqr && kIqrMultiple * *iqr > out.band) {
     out.band = kIqrMultiple * *iqr;
     out.source = "iqr-floor";
   }
@@ -99,6 +120,18 @@ NoiseBand noise_band_for(const RowResult& a, const RowResult& b, const nlohmann:
     out.source = "min-effect";
   }
   return out;
+}
+
+double placement_spread_multiple(std::int64_t chunks) {
+  // Expected range of k normal draws in σ (d2 of quality control), k = 2..10.
+  static constexpr double kRangeSigmas[] = {0,     0,     1.128, 1.693, 2.059, 2.326,
+                                            2.534, 2.704, 2.847, 2.970, 3.078};
+  const auto k = std::clamp<std::int64_t>(chunks, 2, 10);
+  const double sigma_per_range = 1.0 / kRangeSigmas[k];
+  // A median of k has σ·sqrt(π / 2k); the difference of two runs' medians sqrt(2) of that.
+  const double difference_sigmas =
+      std::sqrt(2.0) * std::sqrt(std::acos(-1.0) / (2.0 * static_cast<double>(k)));
+  return kPlacementSigmas * difference_sigmas * sigma_per_range;
 }
 
 std::optional<double> suite_spread_band(const std::vector<double>& ratios) {

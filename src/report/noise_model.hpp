@@ -27,6 +27,9 @@ inline constexpr double kGpuRunToRunFloor = 0.02;
 // middle passes (a range of 3 normal draws averages 1.7σ, a median of 3 has σ ≈ 0.67σ, the
 // difference of two of them ≈ 0.95σ), before the ratio's own interval adds its margin.
 inline constexpr double kRepeatSpreadMultiple = 1.5;
+// Standard deviations of the difference between two runs' figures that the placement term
+// (placement_spread_multiple) asks a change to clear: 3, as for the suite spread.
+inline constexpr double kPlacementSigmas = 3.0;
 // The suite-spread term (suite_spread_band): used only over at least this many judged rows, so
 // that a small comparison (a handful of rows, most of them changed on purpose) is judged on each
 // row's own noise; 30 rows give the median of |log ratio| to about ±20%.
@@ -41,7 +44,9 @@ struct NoiseBand {
   // spreads, between passes in fresh processes or, under MPI, fresh plan instances),
   // "calibrated" (metadata.noise_floor of `dnnbench calibrate`), "iqr-floor" (the conservative
   // floor: max(floor, 2·hypot(relative IQRs)), floor 5% CPU / 2% GPU), or "min-effect" (the
-  // user's --min-effect, larger than every noise estimate), or "suite-spread" (compare.cpp:
+  // user's --min-effect, larger than every noise estimate), "placements" (the rows' spread over
+  // buffer placements, TimingInfo::placements, times placement_spread_multiple), or
+  // "suite-spread" (compare.cpp:
   // suite_spread_band, the bulk of the whole comparison's ratios).
   std::string source;
 };
@@ -60,11 +65,19 @@ std::optional<double> calibrated_spread(const nlohmann::json& metadata, const st
 // The band of a comparison of row `a` (run with metadata `meta_a`) with row `b`. The run-to-run
 // term is kRepeatSpreadMultiple x the larger of the rows' --repeat spreads when either has one,
 // but never below the floor of the row's device kind (three passes that agree by chance do not
-// make a machine quieter than its floor); else the calibrated spread when either run recorded
-// one; else the floor. The band is the largest of that term, 2·hypot(relative IQRs) and
+// make a machine quieter than its floor); else placement_spread_multiple x the larger of the rows'
+// spreads over buffer placements (--placements, the default), with the same floor; else the
+// calibrated spread when either run recorded one; else the floor. The band is the largest of that
+// term, 2·hypot(relative IQRs) (only where no --repeat or placement spread was measured) and
 // `min_effect`, and `source` names the one that bound it.
 NoiseBand noise_band_for(const RowResult& a, const RowResult& b, const nlohmann::json& meta_a,
                          const nlohmann::json& meta_b, double min_effect);
+
+// What a spread (max / min - 1) over `chunks` placements is multiplied by to bound, at
+// kPlacementSigmas, the difference between two runs' medians over their placements: the range of k
+// normal draws is d2(k)·σ (1.69σ for 3), a median of k has σ·sqrt(π / 2k), a difference of two
+// such sqrt(2) times that. 1.81 for 3 chunks, 1.02 for 5, 0.66 for 8.
+double placement_spread_multiple(std::int64_t chunks);
 
 // The run-to-run noise the whole comparison shows (Efron's "empirical null"): most rows of an A/B
 // do not change, so the bulk of their ratios B/A scatters by the noise between the two runs,

@@ -69,6 +69,17 @@ struct TimingInfo {
   std::optional<OtherRegime> other_regime;
   std::optional<ClockSummary> clocks;  // GPU clocks, temperature, power while sampling (NVML)
   std::vector<double> samples_ms;      // kept only with --save-samples
+  // The measurement split over fresh buffer placements (--placements; docs/methodology.md,
+  // "Placement"): one process is one sample of where its buffers lie, so the row samples several
+  // and its figure (the primary median) is the median of the chunks' medians. `spread` (max / min
+  // - 1 of the chunk medians) is the run-to-run noise `compare` judges a change against when the
+  // rows have no --repeat (report/noise_model.hpp).
+  struct Placements {
+    std::int64_t chunks = 0;
+    std::vector<double> medians_ms;  // per chunk, of the primary figure, in the order taken
+    double spread = 0;
+  };
+  std::optional<Placements> placements;
 };
 
 // One kernel of a row's execution, from CUPTI kernel activity.

@@ -91,7 +91,7 @@ RowResult run_row(GraphData& data, Provider& provider, Stream& stream, const Eng
 
     stage = "build";
     auto& session = held.emplace(data, provider, stream, *heuristic);
-    judge_as_engine_notes_say(session, engine);
+    session.judge_outputs(OutputRules::of(engine, options));
     session.set_measure_options(options.measure);
     session.set_clock_source(gpu_clock_source(provider));
     row.cpu_build_time_ms = session.build_ms();
@@ -114,7 +114,7 @@ RowResult run_row(GraphData& data, Provider& provider, Stream& stream, const Eng
 
     // Checked run: the first execution, on poisoned outputs, so unwritten elements fail.
     stage = "execute";
-    row.correctness = session.checked_run(options);
+    row.correctness = session.checked_run();
     lap("check");
 
     stage = "warm-up";
@@ -156,7 +156,7 @@ RowResult run_row(GraphData& data, Provider& provider, Stream& stream, const Eng
     // output and state carried between executions).
     stage = "re-check";
     if (row.correctness->passed) {
-      auto again = session.recheck_outputs(options);
+      auto again = session.recheck_outputs();
       if (!again.passed) {
         for (auto& o : again.outputs)
           if (!o.passed) o.first_mismatch = "after repeated executions: " + o.first_mismatch;

@@ -93,6 +93,13 @@ struct MeasureOptions {
   // fast to 9% slow against the cycle's median, a 1 s row within 2% (bench/RESULTS.md, session
   // 17). --capped-min-ms; 0: no minimum.
   double capped_min_ms = 1000;
+  // --placements K: the measurement in at least K chunks, each on freshly placed buffers (new
+  // allocations after a seeded spacer, at seeded offsets; session/plan_buffers.hpp), the figure
+  // the median of the chunks' medians and their spread recorded (TimingInfo::placements). One
+  // process is one sample of where its buffers lie: on the H200 one kernel read 1.30x apart in
+  // two processes, by where its buffers landed. Each chunk takes a K-th of the stopping rule's
+  // minimum samples and time, so a row costs about what one placement did; 1: one placement.
+  std::int64_t placements = 3;
   // The SM clock's relative movement during sampling above which a row is flagged clock_unstable.
   double clock_tolerance = 0.02;
 };

@@ -448,7 +448,7 @@ void run_oracle(GraphData& data, Provider& provider, Stream& stream, const Engin
       PlanSession a(data, provider, stream, heuristic);
       PlanSession b(data, provider, stream, winner->spec);
       PlanSession control(data, provider, stream, heuristic);
-      judge_as_engine_notes_say(b, engine);
+      b.judge_outputs(OutputRules::of(engine, options));
       o.cpu_build_time_ms = b.build_ms();
       std::optional<Stats> winner_stats;
       auto delta = paired_between(a, b, control, stream, options, &o.warm_baseline_stats, &winner_stats);
@@ -456,7 +456,7 @@ void run_oracle(GraphData& data, Provider& provider, Stream& stream, const Engin
         o.gpu_kernel_stats = winner_stats;
       else
         o.host_stats = winner_stats;
-      o.correctness = b.checked_run(options);
+      o.correctness = b.checked_run();
       o.time_split.paired_ms = paired_timer.elapsed_ms();
       if (o.correctness->passed) {
         HostTimer replication_timer;

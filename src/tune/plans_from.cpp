@@ -63,7 +63,7 @@ RetimedPlan retime(GraphData& data, Provider& provider, Stream& stream, const En
   try {
     // The stored plan first: a plan today's library refuses is told apart from anything else.
     PlanSession b(data, provider, stream, spec);
-    judge_as_engine_notes_say(b, engine);
+    b.judge_outputs(OutputRules::of(engine, options));
     PlanSession a(data, provider, stream, heuristic);
     PlanSession control(data, provider, stream, heuristic);
     std::optional<Stats> stored_plan_stats;

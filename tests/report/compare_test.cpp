@@ -2,10 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "report/json_read.hpp"
 #include "report/json_report.hpp"
+#include "report/noise_model.hpp"
 
 namespace dnnbench {
 namespace {
@@ -87,6 +89,48 @@ TEST(Compare, RunWithItselfHasNoFasterOrSlower) {
   EXPECT_FALSE(c.invalid());
   ASSERT_TRUE(c.geomean_ratio);
   EXPECT_DOUBLE_EQ(*c.geomean_ratio, 1.0);
+}
+
+// Rows measured over placements (the default): noisy samples whose medians over three placements
+// agree are compared against the placements' spread, so a 10% change is SLOWER and a re-run whose
+// placements scatter as much as the rows' own spread is SAME.
+RowResult placed_row(double ms, std::vector<double> chunk_factors, double sample_spread) {
+  auto row = timed_row("onednn", "e", ms);
+  row.timing->samples_ms = samples(ms, sample_spread);
+  row.host_stats = summarize(row.timing->samples_ms);
+  TimingInfo::Placements p;
+  for (double f : chunk_factors) p.medians_ms.push_back(ms * f);
+  p.chunks = static_cast<std::int64_t>(p.medians_ms.size());
+  const auto [lo, hi] = std::minmax_element(p.medians_ms.begin(), p.medians_ms.end());
+  p.spread = *hi / *lo - 1;
+  row.timing->placements = p;
+  return row;
+}
+
+TEST(Compare, PlacementSpreadJudgesRunsWithoutRepeat) {
+  const auto a = run({graph("g", {placed_row(1.0, {1.0, 1.015, 1.035}, 0.04)}, "h")});
+  const auto same = run({graph("g", {placed_row(1.015, {1.0, 0.99, 1.005}, 0.04)}, "h")});
+  const auto slower = run({graph("g", {placed_row(1.10, {1.0, 1.01, 0.995}, 0.04)}, "h")});
+  const auto c_same = compare_runs(a, same, {});
+  ASSERT_EQ(c_same.rows.size(), 1u);
+  // 1.81 x 3.5%, above the CPU's 5% floor; two IQRs of these samples would be 16%.
+  EXPECT_EQ(c_same.rows[0].noise_source, "placements");
+  EXPECT_NEAR(c_same.rows[0].band, placement_spread_multiple(3) * 0.035, 1e-9);
+  EXPECT_NE(c_same.rows[0].verdict, Verdict::slower);
+  EXPECT_NE(c_same.rows[0].verdict, Verdict::faster);
+  const auto c_slow = compare_runs(a, slower, {});
+  ASSERT_EQ(c_slow.rows.size(), 1u);
+  EXPECT_EQ(c_slow.rows[0].verdict, Verdict::slower) << c_slow.rows[0].band;
+  // Without placements the same samples' IQR would hide the 10% change.
+  auto plain_a = a, plain_b = slower;
+  plain_a.suite.graphs[0].results[0].timing->placements.reset();
+  plain_b.suite.graphs[0].results[0].timing->placements.reset();
+  EXPECT_NE(compare_runs(plain_a, plain_b, {}).rows[0].verdict, Verdict::slower);
+  // The placements survive the JSON round trip compare reads them through.
+  const auto back = row_from_json(row_to_json(a.suite.graphs[0].results[0]));
+  ASSERT_TRUE(back.timing && back.timing->placements);
+  EXPECT_EQ(back.timing->placements->chunks, 3);
+  EXPECT_EQ(back.timing->placements->medians_ms, a.suite.graphs[0].results[0].timing->placements->medians_ms);
 }
 
 TEST(Compare, JoinsByContentHashAcrossRenamedFiles) {

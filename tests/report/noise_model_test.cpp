@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "report/compare.hpp"
@@ -244,6 +245,48 @@ TEST(NoiseModel, MachineConditionsAreNamedNotCalledIdentical) {
   b.suite.metadata["host_conditions"] = quiet;
   b.suite.metadata["host_conditions"]["cpufreq_governor"] = "powersave";
   EXPECT_TRUE(compare_runs(a, b, {}).disturbed());
+}
+
+RowResult with_placements(RowResult r, std::vector<double> medians) {
+  TimingInfo::Placements p;
+  p.medians_ms = std::move(medians);
+  p.chunks = static_cast<std::int64_t>(p.medians_ms.size());
+  const auto [lo, hi] = std::minmax_element(p.medians_ms.begin(), p.medians_ms.end());
+  p.spread = *hi / *lo - 1;
+  r.timing->placements = p;
+  return r;
+}
+
+TEST(NoiseModel, PlacementSpreadIsTheRunToRunTermWithoutRepeat) {
+  // Noisy samples (a 2-core CPU: 20% IQR) whose medians over three placements agree to 4%: the
+  // band is the placements' term (1.81 x 4%), not two IQRs (57%), and a 10% change clears it.
+  const auto a = with_placements(row(1.0, 0.2), {1.0, 1.02, 1.04});
+  const auto b = with_placements(row(1.0, 0.2), {1.01, 1.0, 0.99});
+  const auto n = noise_band_for(a, b, json::object(), json::object(), 0.03);
+  EXPECT_EQ(n.source, "placements");
+  EXPECT_NEAR(n.band, placement_spread_multiple(3) * 0.04, 1e-9);
+  EXPECT_LT(n.band, 0.10);
+  // Tight placements on the GPU: the 2% floor holds.
+  const auto tight = noise_band_for(with_placements(row(1.0, 0.001, true), {1.0, 1.001, 1.002}),
+                                    with_placements(row(1.0, 0.001, true), {1.0, 1.001, 1.0}), json::object(),
+                                    json::object(), 0.01);
+  EXPECT_DOUBLE_EQ(tight.band, kGpuRunToRunFloor);
+  EXPECT_EQ(tight.source, "iqr-floor");
+  // --repeat, where a row has it, still rules: it saw separate processes.
+  // (Its band keeps the samples' IQR term: quiet samples here.)
+  const auto quiet = with_placements(row(1.0, 0.01), {1.0, 1.02, 1.04});
+  const auto repeated =
+      noise_band_for(with_repeat(quiet, {1.0, 1.1, 1.2}), quiet, json::object(), json::object(), 0.03);
+  EXPECT_EQ(repeated.source, "repeat");
+}
+
+TEST(NoiseModel, PlacementMultipleShrinksWithMoreChunks) {
+  // 3 sigma of the difference of two medians over k placements, per unit of one row's range.
+  EXPECT_NEAR(placement_spread_multiple(3), 1.81, 0.01);
+  EXPECT_NEAR(placement_spread_multiple(5), 1.02, 0.01);
+  EXPECT_NEAR(placement_spread_multiple(8), 0.66, 0.01);
+  EXPECT_GT(placement_spread_multiple(2), placement_spread_multiple(3));
+  EXPECT_DOUBLE_EQ(placement_spread_multiple(1), placement_spread_multiple(2));  // clamped
 }
 
 }  // namespace

@@ -300,10 +300,20 @@ TEST(MeasurementModes, TheAdaptiveRuleTakesEverySteadyWarmUpSample) {
   options.adaptive.target_ci_rel = 1;  // converged at once
   options.measure.steady.max_ms = 2000;
   options.measure.steady.tolerance = 1;  // steady after three windows
+  options.measure.placements = 1;
   const auto row = run_reference_row(options);
   ASSERT_EQ(row.status, RowStatus::success) << row.error_message.value_or("");
   ASSERT_TRUE(row.timing->warmup_steady);
   EXPECT_EQ(row.host_stats->n, 15);
+  // Over three placements the steady samples are the first one's; each other takes its share of
+  // the rule's minimum (one sample of two).
+  auto placed = options;
+  placed.measure.placements = 3;
+  const auto spread = run_reference_row(placed);
+  ASSERT_EQ(spread.status, RowStatus::success) << spread.error_message.value_or("");
+  ASSERT_TRUE(spread.timing->placements);
+  EXPECT_EQ(spread.timing->placements->chunks, 3);
+  EXPECT_EQ(spread.host_stats->n, 17);
   // Their time is measuring, not warm-up.
   EXPECT_GT(row.stage_ms.at("measure"), 0);
   EXPECT_GE(row.stage_ms.at("warm-up"), 0);

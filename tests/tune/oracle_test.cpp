@@ -158,7 +158,9 @@ TEST(Oracle, TwiceFasterPlanIsFoundAndSignificantInPinnedOrder) {
   // (build slow, build fast) -> validate (the timed fast instance is destroyed last).
   const auto& log = p.log;
   const auto ootb = index_of(log, "build slow");
-  const auto ootb_done = index_of(log, "executed slow x" + std::to_string(1 + 2 + 15), ootb);
+  // The OOTB pass: the checked run, 2 warm-up executions, 15 samples, and one untimed execution at
+  // each of the two further placements (--placements 3).
+  const auto ootb_done = index_of(log, "executed slow x" + std::to_string(1 + 2 + 15 + 2), ootb);
   const auto sweep = index_of(log, "plan_space", ootb_done);
   const auto sweep_fast = index_of(log, "build fast", sweep);
   const auto paired_slow = index_of(log, "build slow", sweep_fast);

@@ -1,0 +1,54 @@
+#pragma once
+// A plan instance: one built plan bound to its own buffers. It builds, binds and executes; it
+// neither judges outputs (session/output_judge.hpp) nor times (session/sampler.hpp).
+#include <memory>
+
+#include "providers/provider.hpp"
+#include "session/graph_data.hpp"
+#include "session/plan_buffers.hpp"
+
+namespace dnnbench {
+
+class PlanInstance {
+ public:
+  // Builds (timed: build_ms) and binds (timed: bind_ms) the plan at the plain placement. Throws
+  // Unsupported or std::exception from the provider.
+  PlanInstance(GraphData& data, Provider& provider, Stream& stream, const PlanSpec& spec);
+  PlanInstance(const PlanInstance&) = delete;
+  PlanInstance& operator=(const PlanInstance&) = delete;
+
+  Plan& plan() { return *plan_; }
+  const Plan& plan() const { return *plan_; }
+  const PlanSpec& spec() const { return spec_; }
+  GraphData& data() { return data_; }
+  Provider& provider() { return provider_; }
+  Stream& stream() { return stream_; }
+  const PlanBuffers& buffers() const { return *buffers_; }
+  PlanBuffers& buffers() { return *buffers_; }
+  double build_ms() const { return build_ms_; }
+  double bind_ms() const { return bind_ms_; }
+
+  // Enqueues one execution on the stream (asynchronous on device providers).
+  void execute() { plan_->execute(stream_); }
+  // Makes the outputs visible in the bound buffers and waits for them.
+  void publish_outputs() {
+    plan_->publish_outputs(stream_);
+    stream_.synchronize();
+  }
+  // Moves the plan to fresh buffers at `placement` and binds it there. The new buffers are made
+  // while the old ones are still held, so they land elsewhere; then the old ones are freed.
+  // Anything captured with the old addresses (a graph replay) must be dropped by the caller.
+  // Returns false, leaving the plan where it was, when the device has no memory for a second set.
+  bool move_to(Placement placement);
+
+ private:
+  GraphData& data_;
+  Provider& provider_;
+  Stream& stream_;
+  PlanSpec spec_;
+  std::unique_ptr<Plan> plan_;
+  std::unique_ptr<PlanBuffers> buffers_;
+  double build_ms_ = 0, bind_ms_ = 0;
+};
+
+}  // namespace dnnbench

@@ -1,0 +1,91 @@
+#pragma once
+// How one sample of a plan's time is taken. One small class per timing method, chosen once from
+// the measure options (make_sampler); the warm-up and measurement loop (session/plan_session.cpp)
+// only asks for samples. Cold flushes, idle gaps and the paced regime wrap another sampler.
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "measure/cache_flusher.hpp"
+#include "session/plan_instance.hpp"
+#include "session/run_options.hpp"
+
+namespace dnnbench {
+
+// One sample's time per execution; kernel_ms is NaN where there is no device timer.
+struct Sample {
+  double host_ms = 0, kernel_ms = 0;
+};
+
+class Sampler {
+ public:
+  virtual ~Sampler() = default;
+  // Runs `executions` executions and returns their time per execution.
+  virtual Sample take(std::int64_t executions) = 0;
+  // The method, for TimingInfo::method, with `batch` executions a sample.
+  virtual std::string method(std::int64_t batch) const = 0;
+  // Whether the primary figure is device time (a kernel timer) rather than host time.
+  virtual bool device_timed() const = 0;
+  // Whether each sample must be one execution (a flush or an idle gap before each).
+  virtual bool single_execution() const { return false; }
+  // The plan was bound to new buffers: drop anything that holds the old addresses.
+  virtual void rebound() {}
+  // Why a batch of `batch` did not replay as a captured graph; empty when it did, or when the
+  // method never replays.
+  virtual std::string replay_fallback(std::int64_t /*batch*/) const { return ""; }
+  // What the cold flush does; empty when hot.
+  virtual std::string cache_flush() const { return ""; }
+};
+
+// At most this many executions are queued behind a stream gate (a cuDNN execution is a few
+// launches; the CUDA launch queue holds about a thousand).
+inline constexpr std::int64_t kMaxGatedExecutions = 32;
+
+// Host clock around `executions` executions and a synchronization (host providers).
+std::unique_ptr<Sampler> make_host_sampler(PlanInstance& instance);
+// One device event pair around `executions` back-to-back launches; short batches gated.
+std::unique_ptr<Sampler> make_event_sampler(PlanInstance& instance, std::unique_ptr<KernelTimer> timer);
+// Every execution of a batch between its own event pair, the batch still back to back; a sample
+// is the median of its executions (--per-execution-events).
+std::unique_ptr<Sampler> make_split_event_sampler(PlanInstance& instance);
+// The batch captured once as a graph and replayed between one event pair; `fallback` takes the
+// samples a capture cannot (one execution, or a capture the library refused).
+std::unique_ptr<Sampler> make_replay_sampler(PlanInstance& instance, std::unique_ptr<KernelTimer> timer,
+                                             std::unique_ptr<Sampler> fallback);
+// A cache flush before every sample, outside the timed region (--cache-mode cold).
+std::unique_ptr<Sampler> make_cold_sampler(std::unique_ptr<Sampler> inner,
+                                           std::unique_ptr<CacheFlusher> flusher, Stream& stream);
+// An idle gap before every sample (--latency).
+std::unique_ptr<Sampler> make_idle_gap_sampler(std::unique_ptr<Sampler> inner, Stream& stream,
+                                               double idle_ms);
+
+// The sampler the measure options ask for. Throws when cold mode has no flush for this stream
+// or per-execution events no device timer.
+std::unique_ptr<Sampler> make_sampler(PlanInstance& instance, const MeasureOptions& options);
+
+// The paced regime around another sampler: after every sample the device idles so that its duty
+// cycle stays at `duty` (--regime paced). Not owning: the loop switches between the sampler and
+// this wrapper of it (the other regime's figure).
+class PacedSampler final : public Sampler {
+ public:
+  PacedSampler(Sampler& inner, Stream& stream, double duty) : inner_(inner), stream_(stream), duty_(duty) {}
+  Sample take(std::int64_t executions) override;
+  std::string method(std::int64_t batch) const override { return inner_.method(batch); }
+  bool device_timed() const override { return inner_.device_timed(); }
+  bool single_execution() const override { return inner_.single_execution(); }
+  void rebound() override { inner_.rebound(); }
+  std::string replay_fallback(std::int64_t batch) const override { return inner_.replay_fallback(batch); }
+  std::string cache_flush() const override { return inner_.cache_flush(); }
+  // Idles after `sample_ms` of work; returns the idle time.
+  double idle_after(double sample_ms);
+  double idle_total_ms() const { return idle_total_ms_; }
+  double duty() const { return duty_; }
+
+ private:
+  Sampler& inner_;
+  Stream& stream_;
+  double duty_;
+  double idle_total_ms_ = 0;
+};
+
+}  // namespace dnnbench

@@ -1,0 +1,47 @@
+// make_sampler: the one place the measure options choose how samples are taken.
+#include <stdexcept>
+
+#include "session/sampler.hpp"
+
+namespace dnnbench {
+namespace {
+
+// The CPU's LLC flush behind the providers' flusher interface, for host providers.
+class HostLlcFlusher final : public CacheFlusher {
+ public:
+  void flush() override { flusher_.flush(); }
+  std::string description() const override { return flusher_.description(); }
+
+ private:
+  HostCacheFlusher flusher_;
+};
+
+}  // namespace
+
+std::unique_ptr<Sampler> make_sampler(PlanInstance& instance, const MeasureOptions& options) {
+  auto& stream = instance.stream();
+  const bool cold = options.cache_mode == CacheMode::cold;
+  std::unique_ptr<Sampler> sampler;
+  if (auto timer = stream.make_kernel_timer(); !timer) {
+    sampler = make_host_sampler(instance);
+  } else if (options.per_execution_events && !cold && !options.latency) {
+    sampler = make_split_event_sampler(instance);
+  } else {
+    sampler = make_event_sampler(instance, std::move(timer));
+    // A cold or isolated sample is one execution: nothing to replay.
+    if (options.graph_replay && !cold && !options.latency)
+      sampler = make_replay_sampler(instance, stream.make_kernel_timer(), std::move(sampler));
+  }
+  // The idle gap sits right before the execution; a cold flush before the gap.
+  if (options.latency) sampler = make_idle_gap_sampler(std::move(sampler), stream, options.latency_idle_ms);
+  if (cold) {
+    auto flusher = stream.make_cache_flusher();
+    if (!flusher && instance.provider().device() == DeviceKind::host)
+      flusher = std::make_unique<HostLlcFlusher>();
+    if (!flusher) throw std::runtime_error("--cache-mode cold: the provider's stream has no cache flush");
+    sampler = make_cold_sampler(std::move(sampler), std::move(flusher), stream);
+  }
+  return sampler;
+}
+
+}  // namespace dnnbench

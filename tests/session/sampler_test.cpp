@@ -1,0 +1,291 @@
+// Each sampler (session/sampler.hpp) and the placements of a measurement, on the reference
+// provider (host) behind a stream that offers device-style timers, a gate, a capture and a cache
+// flush, counting what each method used, so that every timing path runs without a GPU.
+#include "session/sampler.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+
+#include "../support/graph_builder.hpp"
+#include "measure/stopping_rule.hpp"
+#include "providers/registry.hpp"
+#include "session/plan_session.hpp"
+
+namespace dnnbench {
+namespace {
+
+Graph relu_graph() {
+  testing::GraphBuilder b("relu");
+  const auto x = b.tensor("x", {32, 32});
+  const auto y = b.tensor("y", {32, 32});
+  PointwiseParams relu;
+  relu.op = PointwiseOp::relu;
+  b.node("PointwiseAttributes", OpKind::pointwise, {{"in_0", x}}, {{"out_0", y}}, relu);
+  return b.build();
+}
+
+struct Counts {
+  int timer_starts = 0, gates = 0, captures = 0, replays = 0, flushes = 0;
+};
+
+// A host stream dressed as a device stream. `refuse_capture`: capture fails with a reason.
+class FakeDeviceStream final : public Stream {
+ public:
+  FakeDeviceStream(std::unique_ptr<Stream> inner, Counts& counts, bool refuse_capture = false)
+      : inner_(std::move(inner)), counts_(counts), refuse_capture_(refuse_capture) {}
+  void synchronize() override { inner_->synchronize(); }
+  std::unique_ptr<KernelTimer> make_kernel_timer() override { return std::make_unique<Timer>(counts_); }
+  std::unique_ptr<StreamGate> make_gate() override {
+    ++counts_.gates;
+    return std::make_unique<Gate>();
+  }
+  std::unique_ptr<CacheFlusher> make_cache_flusher() override { return std::make_unique<Flusher>(counts_); }
+  std::unique_ptr<BatchReplay> capture(const std::function<void()>& enqueue, std::int64_t executions,
+                                       std::string& why_not) override {
+    if (refuse_capture_) {
+      why_not = "capture refused (test)";
+      return nullptr;
+    }
+    ++counts_.captures;
+    return std::make_unique<Replay>(enqueue, executions, counts_);
+  }
+
+ private:
+  class Timer final : public KernelTimer {
+   public:
+    explicit Timer(Counts& c) : c_(c) {}
+    void start() override {
+      ++c_.timer_starts;
+      begin_ = std::chrono::steady_clock::now();
+    }
+    void stop() override { end_ = std::chrono::steady_clock::now(); }
+    double elapsed_ms() override { return std::chrono::duration<double, std::milli>(end_ - begin_).count(); }
+
+   private:
+    Counts& c_;
+    std::chrono::steady_clock::time_point begin_, end_;
+  };
+  struct Gate final : StreamGate {
+    void release() override {}
+  };
+  class Flusher final : public CacheFlusher {
+   public:
+    explicit Flusher(Counts& c) : c_(c) {}
+    void flush() override { ++c_.flushes; }
+    std::string description() const override { return "test flush"; }
+
+   private:
+    Counts& c_;
+  };
+  class Replay final : public BatchReplay {
+   public:
+    Replay(std::function<void()> enqueue, std::int64_t n, Counts& c)
+        : enqueue_(std::move(enqueue)), n_(n), c_(c) {}
+    void launch() override {
+      ++c_.replays;
+      for (std::int64_t i = 0; i < n_; ++i) enqueue_();
+    }
+
+   private:
+    std::function<void()> enqueue_;
+    std::int64_t n_;
+    Counts& c_;
+  };
+  std::unique_ptr<Stream> inner_;
+  Counts& counts_;
+  bool refuse_capture_;
+};
+
+struct Fixture {
+  explicit Fixture(bool device, bool refuse_capture = false)
+      : provider(make_provider("reference")),
+        host_stream(provider->make_stream()),
+        graph(relu_graph()),
+        data(graph, 1) {
+    if (device) fake = std::make_unique<FakeDeviceStream>(provider->make_stream(), counts, refuse_capture);
+    stream = device ? static_cast<Stream*>(fake.get()) : host_stream.get();
+    instance = std::make_unique<PlanInstance>(
+        data, *provider, *stream, provider->heuristic_plan(graph, provider->engines(graph).at(0)));
+  }
+  std::unique_ptr<Provider> provider;
+  std::unique_ptr<Stream> host_stream;
+  Counts counts;
+  std::unique_ptr<FakeDeviceStream> fake;
+  Stream* stream = nullptr;
+  Graph graph;
+  GraphData data;
+  std::unique_ptr<PlanInstance> instance;
+};
+
+TEST(Sampler, HostStreamGetsTheHostClock) {
+  Fixture f(false);
+  const auto s = make_sampler(*f.instance, MeasureOptions{});
+  EXPECT_FALSE(s->device_timed());
+  EXPECT_EQ(s->method(8), "host-per-execution");
+  const auto sample = s->take(4);
+  EXPECT_GT(sample.host_ms, 0);
+  EXPECT_TRUE(std::isnan(sample.kernel_ms));
+}
+
+TEST(Sampler, DeviceBatchesReplayOneCaptureUntilRebound) {
+  Fixture f(true);
+  const auto s = make_sampler(*f.instance, MeasureOptions{});
+  EXPECT_TRUE(s->device_timed());
+  s->take(6);
+  s->take(6);
+  EXPECT_EQ(f.counts.captures, 1);
+  EXPECT_EQ(f.counts.replays, 2);
+  EXPECT_EQ(s->method(6), "cuda-graph-replay(6 per sample)");
+  EXPECT_EQ(s->replay_fallback(6), "");
+  // New buffers: the capture holds the old addresses and is made again.
+  s->rebound();
+  s->take(6);
+  EXPECT_EQ(f.counts.captures, 2);
+  // A single execution is not replayed: one gated event pair.
+  const int gates = f.counts.gates;
+  s->take(1);
+  EXPECT_EQ(f.counts.replays, 3);
+  EXPECT_EQ(f.counts.gates, gates + 1);
+}
+
+TEST(Sampler, RefusedCaptureFallsBackToEventsAndSaysWhy) {
+  Fixture f(true, true);
+  const auto s = make_sampler(*f.instance, MeasureOptions{});
+  const int starts = f.counts.timer_starts;
+  s->take(4);
+  EXPECT_EQ(f.counts.timer_starts, starts + 1);
+  EXPECT_EQ(s->method(4), "device-events-batched(4 per sample)");
+  EXPECT_EQ(s->replay_fallback(4), "capture refused (test)");
+}
+
+TEST(Sampler, NoGraphReplayTimesBackToBackLaunches) {
+  Fixture f(true);
+  MeasureOptions o;
+  o.graph_replay = false;
+  const auto s = make_sampler(*f.instance, o);
+  s->take(40);  // above kMaxGatedExecutions: not gated
+  EXPECT_EQ(f.counts.captures, 0);
+  EXPECT_EQ(f.counts.gates, 0);
+  EXPECT_EQ(s->method(40), "device-events-batched(40 per sample)");
+}
+
+TEST(Sampler, PerExecutionEventsStartOneTimerPerExecution) {
+  Fixture f(true);
+  MeasureOptions o;
+  o.per_execution_events = true;
+  const auto s = make_sampler(*f.instance, o);
+  s->take(5);
+  EXPECT_EQ(f.counts.timer_starts, 5);
+  EXPECT_NE(s->method(5).find("device-events-per-execution"), std::string::npos);
+}
+
+TEST(Sampler, ColdFlushesBeforeEverySampleOfOneExecution) {
+  Fixture f(true);
+  MeasureOptions o;
+  o.cache_mode = CacheMode::cold;
+  const auto s = make_sampler(*f.instance, o);
+  EXPECT_TRUE(s->single_execution());
+  s->take(1);
+  s->take(1);
+  EXPECT_EQ(f.counts.flushes, 2);
+  EXPECT_EQ(f.counts.captures, 0);
+  EXPECT_EQ(s->method(1), "device-events-single+cold-flush");
+  EXPECT_EQ(s->cache_flush(), "test flush");
+}
+
+TEST(Sampler, LatencyIdlesBeforeEachSampleAndColdFlushesBeforeTheGap) {
+  Fixture f(false);
+  MeasureOptions o;
+  o.latency = true;
+  o.latency_idle_ms = 5;
+  o.cache_mode = CacheMode::cold;
+  const auto s = make_sampler(*f.instance, o);
+  EXPECT_TRUE(s->single_execution());
+  const auto t0 = std::chrono::steady_clock::now();
+  s->take(1);
+  const double elapsed_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_GE(elapsed_ms, 5.0);
+  EXPECT_EQ(s->method(1), "host-per-execution+idle-gap(5 ms)+cold-flush");
+  EXPECT_NE(s->cache_flush().find("LLC"), std::string::npos) << s->cache_flush();
+}
+
+TEST(Sampler, PacedIdlesToHoldTheDuty) {
+  Fixture f(false);
+  const auto inner = make_sampler(*f.instance, MeasureOptions{});
+  PacedSampler paced(*inner, *f.stream, 0.5);
+  EXPECT_DOUBLE_EQ(paced.idle_after(4.0), 4.0);  // 50% duty: as long idle as busy
+  EXPECT_DOUBLE_EQ(paced.idle_after(0.0), 0.0);
+  PacedSampler quarter(*inner, *f.stream, 0.25);
+  EXPECT_DOUBLE_EQ(quarter.idle_after(2.0), 6.0);
+  paced.take(3);
+  EXPECT_GT(paced.idle_total_ms(), 4.0);
+}
+
+TEST(Placements, FreshBuffersLandElsewhereWithTheSameData) {
+  Fixture f(false);
+  PlanBuffers plain(f.data, *f.provider, *f.stream);
+  PlanBuffers moved(f.data, *f.provider, *f.stream, Placement{1, 7});
+  const auto x = f.graph.input_uids().at(0);
+  EXPECT_NE(plain.bindings().at(x), moved.bindings().at(x));
+  EXPECT_EQ(plain.host(x).size_bytes(), moved.host(x).size_bytes());
+  EXPECT_EQ(0, std::memcmp(plain.host(x).data(), moved.host(x).data(), plain.host(x).size_bytes()));
+}
+
+TEST(Placements, MeasurementSpreadsOverChunksAndRebindsEachTime) {
+  Fixture f(true);
+  PlanSession session(f.data, *f.provider, *f.stream, f.instance->spec());
+  MeasureOptions o;
+  o.placements = 3;
+  o.batch = 4;
+  session.set_measure_options(o);
+  FixedCountRule rule(9);
+  const auto m = session.measure(rule, false);
+  ASSERT_TRUE(m.timing.placements);
+  EXPECT_EQ(m.timing.placements->chunks, 3);
+  EXPECT_EQ(m.timing.placements->medians_ms.size(), 3u);
+  EXPECT_GE(m.timing.placements->spread, 0);
+  EXPECT_EQ(m.kernel.n, 9);  // the exact count, split 3 + 3 + 3
+  // Each placement captured its own replay (the old one held freed addresses).
+  EXPECT_EQ(f.counts.captures, 3);
+  // The figure is the median of the chunks' medians.
+  auto medians = m.timing.placements->medians_ms;
+  std::sort(medians.begin(), medians.end());
+  EXPECT_DOUBLE_EQ(m.kernel.median, medians[1]);
+  EXPECT_LE(m.kernel.median_ci_lo, m.kernel.median);
+  EXPECT_GE(m.kernel.median_ci_hi, m.kernel.median);
+  // The outputs on the last placement are still right.
+  session.judge_outputs(OutputRules{});
+  EXPECT_TRUE(session.checked_run().passed);
+}
+
+TEST(Placements, OnePlacementRecordsNone) {
+  Fixture f(false);
+  PlanSession session(f.data, *f.provider, *f.stream, f.instance->spec());
+  FixedCountRule rule(4);
+  EXPECT_FALSE(session.measure(rule, false).timing.placements);
+}
+
+TEST(Placements, AdaptiveRuleGivesEachChunkItsShareOfTheMinimums) {
+  Fixture f(false);
+  PlanSession session(f.data, *f.provider, *f.stream, f.instance->spec());
+  MeasureOptions o;
+  o.placements = 4;
+  session.set_measure_options(o);
+  AdaptiveLimits limits;
+  limits.min_iters = 8;
+  limits.min_time_ms = 0;
+  limits.target_ci_rel = 1e9;  // converges at the minimums
+  AdaptiveMedianRule rule(limits);
+  const auto m = session.measure(rule, false);
+  ASSERT_TRUE(m.timing.placements);
+  EXPECT_EQ(m.timing.placements->chunks, 4);
+  EXPECT_EQ(m.host.n, 8);  // 2 samples a placement: no more than one placement would take
+}
+
+}  // namespace
+}  // namespace dnnbench
