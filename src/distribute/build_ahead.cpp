@@ -88,7 +88,7 @@ int run_build_ahead_child(const std::vector<GraphInput>& inputs, const std::vect
   // With --oracle every child also walks every graph for the oracle's candidates: the j-th plan of
   // an engine's plan space is the (j mod N)-th child's, so the N children compile one row's
   // runtime-compiled candidates side by side (on the H200, 32 candidates of 0.3-0.7 s each were
-  // 55 of the oracle's 57 s of builds over 17 workload graphs: bench/RESULTS.md, session 14).
+  // 55 of the oracle's 57 s of builds over 17 workload graphs).
   const bool oracle_candidates = options.oracle.enabled && !options.oracle.aa_self_check;
   std::size_t position = 0;  // among the graphs this run runs
   for (std::size_t i = 0; i < inputs.size(); ++i) {

@@ -1,7 +1,7 @@
 #pragma once
 // Building ahead. cuDNN's runtime-compiled engines compile their kernels when a plan is built:
 // 0.5–30 s a plan on the H200, 94 s of a 183 s ResNet-50 suite at default settings, while its
-// GPU sat idle (bench/RESULTS.md, sessions 10 and 11). A suite started with an empty
+// GPU sat idle. A suite started with an empty
 // compiled-plan cache therefore starts a few child processes (`--compile-ahead N`) that walk the
 // same graphs, pick the same engines as the rows will, and compile those plans into the cache
 // while the suite measures other rows. A row that reaches such a plan loads it from the cache, or

@@ -3,7 +3,7 @@
 // promise without saying so: on the H200, cuDNN 9.14's eng0 for fp32 matmul computes at TF32
 // precision (normalized error 2.6e-4) with no numerical note to skip it by. NVIDIA_TF32_OVERRIDE=0,
 // which cuDNN and cuBLAS read when they start, turns TF32 off in both (the same rows: 1.3e-7 and
-// 0.0; bench/RESULTS.md, session 6). So a strict run sets it before any provider starts, unless
+// 0.0). So a strict run sets it before any provider starts, unless
 // the user set it; the run's metadata shows it like every other library variable.
 #include <string>
 

@@ -97,7 +97,7 @@ nlohmann::json HostLoadProbe::finish(std::int64_t threads) const {
   const double free_cores = std::max(0.0, cores - other_cores);
   // What other processes may use before a run counts as disturbed: a quarter core, or a tenth of
   // a larger machine's (on the H200's 16-core host, daemons and the CUDA driver's threads took
-  // 0.26-0.50 cores during quiet GPU runs, bench/RESULTS.md).
+  // 0.26-0.50 cores during quiet GPU runs).
   const double slack = std::max(kDisturbingOtherCores, 0.1 * cores);
   // A thread more than free cores (less that slack for daemons) waits for a core.
   const bool oversubscribed = static_cast<double>(threads) > free_cores + slack;

@@ -319,7 +319,7 @@ IsolationMode default_isolation(const std::vector<std::string>& provider_names) 
 
 double default_child_timeout_s(const RunOptions& options, IsolationMode mode) {
   // Loading the library, enumerating engines, fills and the reference of a large graph: measured
-  // at 2.7 s per graph on the H200 (bench/RESULTS.md); 60 s leaves a slow machine room.
+  // at 2.7 s per graph on the H200; 60 s leaves a slow machine room.
   constexpr double kGraphAllowanceS = 60;
   // Per row beyond its caps: the build (an RTC engine compiles for seconds), the checked run and
   // re-check, the outputs' copy and comparison.

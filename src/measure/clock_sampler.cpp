@@ -37,7 +37,7 @@ using NvmlFieldValues = int (*)(NvmlDevice, int, NvmlFieldValue*);
 constexpr unsigned kNvmlFieldPowerInstant = 186;  // NVML_FI_DEV_POWER_INSTANT, mW
 constexpr int kNvmlValueUnsignedInt = 1, kNvmlValueUnsignedLongLong = 3;
 // At or above the enforced limit the driver cuts the clock at its next tick. Not lower: a row
-// whose instant power wandered around 95% of it ran at full boost (session 17, call 2).
+// whose instant power wandered around 95% of it ran at full boost.
 constexpr double kAtPowerLimit = 1.0;
 constexpr int kNvmlClockSm = 1, kNvmlClockMem = 2, kNvmlTemperatureGpu = 0;
 // nvmlClocksEventReason* bits that mean "the clocks are held down by power or heat": SW power
@@ -206,7 +206,7 @@ bool ClockSampler::latest_capped() const {
 
 void ClockSampler::loop() {
   // A sleeping loop made every stop() wait out the rest of its period: ~8 ms a row, twice
-  // (warm-up and measurement), 3.6 s of the ResNet-50 suite on the H200 (session 11).
+  // (warm-up and measurement), 3.6 s of the ResNet-50 suite on the H200.
   const auto period = std::chrono::duration<double, std::milli>(period_ms_);
   while (true) {
     {

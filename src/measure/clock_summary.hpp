@@ -16,7 +16,7 @@ struct ClockReading {
   double capped = std::numeric_limits<double>::quiet_NaN();
   // 1 when NVML's instant power reading is at or above the enforced power limit, 0 when
   // below, NaN when it cannot say. It is read at the driver's ~100 ms tick before the clock is
-  // cut: a row's warm-up may end before `capped` says so (session 17's settle probe).
+  // cut: a row's warm-up may end before `capped` says so.
   double at_power_limit = std::numeric_limits<double>::quiet_NaN();
   // The power limit the driver enforces, in W (NaN when it cannot say): where a capped row's
   // averaged power settles.

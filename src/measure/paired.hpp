@@ -45,7 +45,7 @@ struct PairedLimits {
   double min_effect = 0.01;     // smallest |ratio - 1| called significant (the A/A noise floor)
   // Smallest |median(A) - median(B)| called significant, in ms: on microsecond GPU kernels two
   // instances of one plan differ by up to ~0.2 us per execution, steadily (buffer placement), more
-  // than min_effect of the time (bench/RESULTS.md, session 11). 0: none. The floor is the larger.
+  // than min_effect of the time. 0: none. The floor is the larger.
   double min_effect_ms = 0;
 };
 

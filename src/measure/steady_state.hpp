@@ -20,13 +20,13 @@ struct SteadyStateLimits {
   // At the power cap the clock follows the power the driver averages (~1 s on the H200), so it
   // keeps falling for a second after the timings look steady over three 50 ms windows: a capped
   // row also waits until its power readings of the last power_span_ms agree within
-  // power_tolerance, and for that may sample up to max_ms * capped_max_factor (bench/RESULTS.md,
-  // session 17: the settle probe). A span in time, not in windows: NVML's power moves in ~100 ms
+  // power_tolerance, and for that may sample up to max_ms * capped_max_factor (the settle probe:
+  // bench/results/power-settle.json). A span in time, not in windows: NVML's power moves in ~100 ms
   // ticks, and three windows of short samples can fall inside one tick and agree while the
-  // average still climbs (session 17, call 3). Where the enforced limit is known the average must
+  // average still climbs. Where the enforced limit is known the average must
   // also have reached power_near_limit of it: held at the cap, it climbs until it sits at the
   // limit (692-695 W of 700 on the H200), and a row that came in after an idle gap can hold 580 W
-  // for 300 ms on the way (session 18, call 1: such rows read 1-4% fast).
+  // for 300 ms on the way (such rows read 1-4% fast).
   double power_tolerance = 0.02;
   double power_near_limit = 0.96;
   double power_span_ms = 300;

@@ -1,7 +1,7 @@
 #pragma once
 // Compiled plans kept on disk between runs. cuDNN's runtime-compiled engines (behaviour note
 // RUNTIME_COMPILATION) compile their kernels when the plan is finalized: 0.5–30 s per plan on the
-// H200, and at default settings 103 s of a 196 s ResNet-50 suite (bench/RESULTS.md, session 10),
+// H200, and at default settings 103 s of a 196 s ResNet-50 suite,
 // where every other engine of the suite built in 9 ms all told. A library that can serialize such
 // a plan stores it here the first time; later runs (another suite, a re-run, the oracle's re-timed
 // plans) load it instead of compiling again. The record keeps the compile time measured when it

@@ -82,7 +82,7 @@ double placement_spread_multiple(std::int64_t chunks);
 // The run-to-run noise the whole comparison shows (Efron's "empirical null"): most rows of an A/B
 // do not change, so the bulk of their ratios B/A scatters by the noise between the two runs,
 // including what neither run's passes could see (a machine slowed for longer than one run lasts:
-// bench/RESULTS.md, issue 32). Robust σ of log ratio about 1 (not about its median: a suite-wide
+// issue 32's oneDNN A/A pairs). Robust σ of log ratio about 1 (not about its median: a suite-wide
 // shift between two runs of the same code is noise too) = 1.4826 · median |log ratio|; the band
 // is exp(kSuiteSpreadSigmas · σ) − 1. nullopt with fewer than kSuiteSpreadMinRows ratios. A real
 // change on a minority of rows does not move the median; one on most rows widens every band,

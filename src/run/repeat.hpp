@@ -4,7 +4,7 @@
 // (report/noise_model.hpp). Outside MPI `run --repeat N` runs the suite as N passes in fresh
 // processes instead (isolate/repeat_passes.hpp): instances in one process, measured right after each
 // other, share every slow window of the machine, which is what moves a number between runs on a
-// VM (bench/RESULTS.md, issue 32). Each instance has a new build, new buffers (new addresses, TLB
+// VM. Each instance has a new build, new buffers (new addresses, TLB
 // and cache state) and its own warm-up and stopping rule.
 #include "providers/provider.hpp"
 #include "report/results.hpp"

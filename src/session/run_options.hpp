@@ -80,7 +80,7 @@ struct MeasureOptions {
   // paced: each sample is followed by an idle gap that keeps the device's duty cycle at
   // `pacing_duty`. The 50% duty: a 4096x4096x11008 fp16 GEMM (0.5 ms) ran at 1440 MHz and 598 us
   // back to back, at 1965 MHz and 511 us with 50% duty, 1980 MHz and 509 us with 25%
-  // (bench/RESULTS.md).
+  // (bench/results/power-regimes.json).
   Regime regime = Regime::sustained;
   double pacing_duty = 0.5;
   // Sustained rows the driver reports at the power cap also get a short paced figure
@@ -90,8 +90,8 @@ struct MeasureOptions {
   SteadyStateLimits steady;  // warm-up until steady; max_ms is --warmup-max-ms
   // A row whose warm-up found the device at its power cap measures at least this long: the H200's
   // driver cycles the clock about once a second there, and a 150 ms row read anywhere from 3%
-  // fast to 9% slow against the cycle's median, a 1 s row within 2% (bench/RESULTS.md, session
-  // 17). --capped-min-ms; 0: no minimum.
+  // fast to 9% slow against the cycle's median, a 1 s row within 2% (bench/results/power-settle.json).
+  // --capped-min-ms; 0: no minimum.
   double capped_min_ms = 1000;
   // --placements K: the measurement in at least K chunks, each on freshly placed buffers (new
   // allocations after a seeded spacer, at seeded offsets; session/plan_buffers.hpp), the figure

@@ -119,7 +119,7 @@ constexpr double kNormalCutSigmas = 4.0;
 // the same at any scale, while the per-dtype tolerances (tensor/compare.hpp) were set for terms of
 // U(-1, 1)'s size (rms 0.58). At sigma 1 correct fp32 and fp16 outputs of long reductions failed
 // them: on the H200 136 of 2,200 cuDNN rows over graphs/samples and graphs/perf, with normalized
-// errors of 1e-6 (fp32) and 3e-4 (fp16), elementwise near zero (bench/RESULTS.md).
+// errors of 1e-6 (fp32) and 3e-4 (fp16), elementwise near zero.
 constexpr double kNormalSigmaOfHalfWidth = 0.5;
 
 // The values of one tensor's fill, block by block: fixed blocks of kFillBlock elements, each with

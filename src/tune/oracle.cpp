@@ -70,8 +70,8 @@ std::size_t finalist_count(std::size_t space) {
 // the H200's power cap the gaps between such batches let the clock rise a little, for every plan
 // alike; that ranks hold is assumed (docs/oracle.md), and bounded: the leaders are timed in the
 // regime's own batches and the winner paired against the heuristic plan. A ten times shorter
-// batch is also a ten times shorter CUDA graph to capture per candidate. Measured
-// (bench/RESULTS.md, session 15): a first version that timed the finalists in 10 ms batches
+// batch is also a ten times shorter CUDA graph to capture per candidate. Measured:
+// a first version that timed the finalists in 10 ms batches
 // spent more on their second capture and samples than the short screening saved.
 constexpr double kShortBatchMs = 1.0;
 
@@ -90,7 +90,7 @@ AdaptiveLimits finalist_limits(const AdaptiveLimits& sweep) {
 // A plan whose warm-up execution takes kHopelessFactor times the heuristic plan's median cannot
 // win; measuring it would cost its batch probe (8 executions) and its samples. On the H200 one
 // cuDNN plan of an EfficientNet convolution took 2.6 s an execution against the heuristic plan's
-// 14 ms, and 33 s of screening (bench/RESULTS.md, session 16). It is judged on the faster of its
+// 14 ms, and 33 s of screening. It is judged on the faster of its
 // first two executions (the first may load modules), by host time: above kHopelessFloorMs the
 // launch and the synchronization are a few percent of it, so the kernel time is far behind too.
 constexpr double kHopelessFactor = 4;
@@ -127,7 +127,7 @@ std::vector<Contender>::iterator slowest_after_heuristic(std::vector<Contender>&
 }
 
 // Instances of one plan on the H200 differed by up to 0.18 us per execution on 1.5-8 us kernels
-// (the A/A over graphs/samples, bench/RESULTS.md, session 11): 6% of a 1.5 us kernel, beyond what
+// (the A/A over graphs/samples): 6% of a 1.5 us kernel, beyond what
 // one control instance showed in 12 of 68 rows. Above ~20 us kernels min_effect rules.
 constexpr double kDeviceInstanceFloorMs = 0.0002;
 constexpr std::int64_t kDeviceMinRounds = 12;
@@ -140,8 +140,8 @@ PairedLimits paired_limits(const RunOptions& options, bool device_timed) {
     limits.min_effect_ms = kDeviceInstanceFloorMs;
     // Kernel times (CUPTI, per 10 ms batch) are steady enough that 12 rounds (two cycles of the
     // six orders) usually meet the 1% target: on the H200 the oracle's comparisons stopped at
-    // their first judgement, 24 rounds, in 40 of 44 rows, their bootstrap CIs a median ±0.1% wide
-    // (bench/RESULTS.md, session 16); those rounds were half of the oracle's time. Host-timed
+    // their first judgement, 24 rounds, in 40 of 44 rows, their bootstrap CIs a median ±0.1% wide;
+    // those rounds were half of the oracle's time. Host-timed
     // rounds keep the default minimum: a load burst spans several of them.
     limits.min_rounds = kDeviceMinRounds;
   }

@@ -41,7 +41,7 @@ PairedDelta paired_between(PlanSession& a, PlanSession& b, PlanSession& control,
 
 // A significant `delta` must show again between fresh instances of both plans: instances of one
 // plan can differ steadily by more than one control instance shows (8% on a 37 us grouped 3-D
-// convolution in the H200's A/A, bench/RESULTS.md session 11), while a real difference between
+// convolution in the H200's A/A), while a real difference between
 // plans stays with new instances. `again` times fresh instances; `delta` keeps its figures and is
 // significant only when the replication is significant in the same direction.
 void replicate_if_significant(PairedDelta& delta, const std::function<PairedDelta()>& again);
@@ -49,7 +49,7 @@ void replicate_if_significant(PairedDelta& delta, const std::function<PairedDelt
 // replicate_if_significant with fresh instances of `baseline` and `other` built in the order
 // opposite to the first comparison's (`first`): buffers are allocated in build order, so a first comparison's
 // placement repeats when the order does. On the H200 a second instance of one plan (a 35 us dgrad) ran 1.9%
-// slower than the first and, rebuilt in the same order, 1.4% slower again (bench/RESULTS.md, session 16). A
+// slower than the first and, rebuilt in the same order, 1.4% slower again. A
 // difference that goes with the build order flips; one that goes with the plans stays.
 void replicate_with_fresh_instances(PairedDelta& delta, GraphData& data, Provider& provider, Stream& stream,
                                     const PlanSpec& baseline, const PlanSpec& other,

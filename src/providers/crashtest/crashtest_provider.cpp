@@ -28,7 +28,7 @@ std::optional<std::string>& lost_device() {
 }
 
 // "quiet": `throw` loses the device without throwing; its row runs as `ok` and ends well, as a
-// cuDNN kernel's fault can surface only after its row was judged (bench/RESULTS.md, session 16).
+// cuDNN kernel's fault can surface only after its row was judged.
 std::string_view sticky_mode() {
   const char* text = std::getenv("DNNBENCH_CRASHTEST_STICKY");
   return text ? std::string_view(text) : std::string_view();

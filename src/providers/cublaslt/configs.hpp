@@ -63,7 +63,7 @@ AlgoConfig from_spec(const PlanSpec& spec);
 // than the parallelism gains on any shape the sets hold.
 inline constexpr int kSplitKFactors[] = {2, 3, 4, 6, 8, 12, 16, 24, 32};
 // Custom options tried per algo: 0 .. min(CUSTOM_OPTION_MAX, this - 1). On the H200 some algos
-// report a maximum near INT32_MAX (the loop over every value never ended: session 6's hang in
+// report a maximum near INT32_MAX (the loop over every value never ended: a hang in
 // CublasLtProvider.MatmulRowsPass); the kernels behind the options are a handful, so the first
 // 16 cover what the heuristic ever picks (its configs name options 0-3).
 inline constexpr std::int32_t kMaxCustomOptions = 16;

@@ -55,7 +55,7 @@ class Cupti {
     // Detached until the next recording: on the H200, launches measured after CUPTI had been
     // enabled once in the process lost the overlap of dependent kernels (a split-K GEMM and its
     // reduce kernel read ~2 us slower per execution in the CUDA-graph replay than the first row
-    // of the same process, with the same kernel durations; bench/RESULTS.md, session 7).
+    // of the same process, with the same kernel durations).
     if (finalize_) {
       finalize_();
       attached_ = false;
