@@ -58,6 +58,10 @@ struct SweepLimits {
 // tensor's own data type and strides. By-value scalars are bound by a host pointer to a double.
 struct Bindings {
   std::unordered_map<std::int64_t, void*> buffers;
+  // Device memory of at least the plan's workspace_bytes() that the plan uses instead of its own
+  // workspace (a placement of the plan's buffers moves its workspace too: split-K GEMMs reduce
+  // through it); nullptr: the plan's own.
+  void* workspace = nullptr;
   void* at(std::int64_t uid) const;
 };
 

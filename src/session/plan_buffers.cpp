@@ -22,7 +22,8 @@ std::size_t draw(std::uint64_t& state, std::size_t choices) {
 
 }  // namespace
 
-PlanBuffers::PlanBuffers(const GraphData& data, Provider& provider, Stream& stream, Placement placement)
+PlanBuffers::PlanBuffers(const GraphData& data, Provider& provider, Stream& stream, Placement placement,
+                         std::size_t workspace_bytes)
     : graph_(data.graph()), placement_(placement) {
   const bool on_host = provider.device() == DeviceKind::host;
   const auto& outputs = graph_.output_uids();
@@ -56,6 +57,13 @@ PlanBuffers::PlanBuffers(const GraphData& data, Provider& provider, Stream& stre
   for (auto uid : outputs) {
     require_storage(graph_.tensor(uid));
     allocate_device(provider, uid, static_cast<std::size_t>(graph_.tensor(uid).storage_bytes()), rng);
+  }
+  if (placement.index > 0 && workspace_bytes > 0) {
+    const std::size_t offset = kDeviceOffsetStep * draw(rng, kDeviceMaxOffset / kDeviceOffsetStep);
+    device_workspace_ = provider.allocate(workspace_bytes + offset);
+    if (!device_workspace_)
+      throw std::runtime_error("the provider allocated no device memory for a workspace");
+    bindings_.workspace = static_cast<std::byte*>(device_workspace_->data()) + offset;
   }
   poison_outputs(provider, stream);
 }

@@ -40,7 +40,10 @@ inline constexpr std::size_t kHostSpacerMaxPages = 1024;
 // gets a device buffer, filled from the host copy.
 class PlanBuffers {
  public:
-  PlanBuffers(const GraphData& data, Provider& provider, Stream& stream, Placement placement = {});
+  // `workspace_bytes`: at a placement other than the plain one, device providers also get a
+  // workspace of that size there (Bindings::workspace); the plain one leaves the plan its own.
+  PlanBuffers(const GraphData& data, Provider& provider, Stream& stream, Placement placement = {},
+              std::size_t workspace_bytes = 0);
   PlanBuffers(const PlanBuffers&) = delete;
   PlanBuffers& operator=(const PlanBuffers&) = delete;
   const Bindings& bindings() const { return bindings_; }
@@ -66,7 +69,7 @@ class PlanBuffers {
   std::map<std::int64_t, double> scalars_;
   std::map<std::int64_t, std::unique_ptr<DeviceBuffer>> device_;
   std::map<std::int64_t, void*> device_at_;  // each device buffer's bound address
-  std::unique_ptr<DeviceBuffer> device_spacer_;
+  std::unique_ptr<DeviceBuffer> device_spacer_, device_workspace_;
   std::vector<std::byte, PageAligned<std::byte>> host_spacer_;
   Bindings bindings_;
 };

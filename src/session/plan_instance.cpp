@@ -19,7 +19,7 @@ PlanInstance::PlanInstance(GraphData& data, Provider& provider, Stream& stream, 
 bool PlanInstance::move_to(Placement placement) {
   std::unique_ptr<PlanBuffers> fresh;
   try {
-    fresh = std::make_unique<PlanBuffers>(data_, provider_, stream_, placement);
+    fresh = std::make_unique<PlanBuffers>(data_, provider_, stream_, placement, plan_->workspace_bytes());
   } catch (const std::exception&) {
     // Out of device memory for a second set: the plan stays where it is. A bad allocation
     // anywhere else would fail the row's first placement too.

@@ -70,13 +70,13 @@ class LtPlan final : public Plan {
     b_ = bindings.at(problem_.b.uid);
     d_ = bindings.at(problem_.d.uid);
     if (problem_.bias_uid) op_.set_bias_pointer(bindings.at(*problem_.bias_uid));
+    bound_workspace_ = bindings.workspace ? bindings.workspace : workspace_ ? workspace_->data() : nullptr;
   }
   void execute(Stream& stream) override {
     if (!d_) throw std::logic_error("execute before bind");
-    const cublasStatus_t status =
-        lt().cublasLtMatmul(handle_->get(), op_.desc(), op_.alpha(), a_, op_.a(), b_, op_.b(), op_.beta(), d_,
-                            op_.c(), d_, op_.d(), &algo_, workspace_ ? workspace_->data() : nullptr,
-                            workspace_bytes_, cuda::cuda_stream_of(stream));
+    const cublasStatus_t status = lt().cublasLtMatmul(
+        handle_->get(), op_.desc(), op_.alpha(), a_, op_.a(), b_, op_.b(), op_.beta(), d_, op_.c(), d_,
+        op_.d(), &algo_, bound_workspace_, workspace_bytes_, cuda::cuda_stream_of(stream));
     // cublasLtMatmulAlgoCheck's success does not promise a launch (LIBRARY-NOTES.md 3): a refusal
     // here comes at the checked run, before anything is measured, and skips the row with it.
     if (status == CUBLAS_STATUS_NOT_SUPPORTED)
@@ -95,6 +95,7 @@ class LtPlan final : public Plan {
   cublasLtMatmulAlgo_t algo_{};
   std::size_t workspace_bytes_ = 0;
   std::unique_ptr<cuda::DeviceMemory> workspace_;
+  void* bound_workspace_ = nullptr;  // the bindings' workspace, else workspace_
   const void *a_ = nullptr, *b_ = nullptr;
   void* d_ = nullptr;
   std::vector<std::string> notes_;

@@ -106,7 +106,7 @@ void CudnnPlan::bind(const Bindings& bindings, Stream&) {
   pack_ = Descriptor(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
   set(pack_, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, uids);
   set_pointers(pack_, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, pointers);
-  void* workspace = workspace_ ? workspace_->data() : nullptr;
+  void* workspace = bindings.workspace ? bindings.workspace : workspace_ ? workspace_->data() : nullptr;
   set_pointers(pack_, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, std::span<void* const>(&workspace, 1));
   pack_.finalize("variant pack of " + name_);
 }
