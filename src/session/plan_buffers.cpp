@@ -20,6 +20,11 @@ std::size_t draw(std::uint64_t& state, std::size_t choices) {
   return choices == 0 ? 0 : static_cast<std::size_t>(splitmix64(state) % choices);
 }
 
+// Where in its allocation a device buffer starts: 0 at the plain placement.
+std::size_t device_offset(const Placement& p, std::uint64_t& state) {
+  return p.index == 0 ? 0 : kDeviceOffsetStep * draw(state, kDeviceMaxOffset / kDeviceOffsetStep);
+}
+
 }  // namespace
 
 PlanBuffers::PlanBuffers(const GraphData& data, Provider& provider, Stream& stream, Placement placement,
@@ -59,7 +64,7 @@ PlanBuffers::PlanBuffers(const GraphData& data, Provider& provider, Stream& stre
     allocate_device(provider, uid, static_cast<std::size_t>(graph_.tensor(uid).storage_bytes()), rng);
   }
   if (placement.index > 0 && workspace_bytes > 0) {
-    const std::size_t offset = kDeviceOffsetStep * draw(rng, kDeviceMaxOffset / kDeviceOffsetStep);
+    const std::size_t offset = device_offset(placement, rng);
     device_workspace_ = provider.allocate(workspace_bytes + offset);
     if (!device_workspace_)
       throw std::runtime_error("the provider allocated no device memory for a workspace");
@@ -70,8 +75,7 @@ PlanBuffers::PlanBuffers(const GraphData& data, Provider& provider, Stream& stre
 
 void* PlanBuffers::allocate_device(Provider& provider, std::int64_t uid, std::size_t bytes,
                                    std::uint64_t& rng) {
-  const std::size_t offset =
-      placement_.index == 0 ? 0 : kDeviceOffsetStep * draw(rng, kDeviceMaxOffset / kDeviceOffsetStep);
+  const std::size_t offset = device_offset(placement_, rng);
   auto buffer = provider.allocate(bytes + offset);
   if (!buffer) throw std::runtime_error("the provider allocated no device memory");
   void* at = static_cast<std::byte*>(buffer->data()) + offset;
