@@ -20,6 +20,7 @@ std::optional<SourceFormat> format_from_name(const std::string& name) {
   if (name == "miopen") return SourceFormat::miopen_driver;
   if (name == "benchdnn") return SourceFormat::benchdnn;
   if (name == "onnx") return SourceFormat::onnx;
+  if (name == "onednn-verbose") return SourceFormat::onednn_verbose;
   return std::nullopt;
 }
 
@@ -45,13 +46,15 @@ ImportOptions import_options_from(const std::vector<std::string>& dims) {
 }
 
 void add_import_options(CLI::App& app, ImportCommand& c) {
-  app.add_option("sources", c.sources,
-                 "MIOpenDriver command files, benchdnn batch files or descriptors files, ONNX models (.onnx)")
+  app.add_option(
+         "sources", c.sources,
+         "MIOpenDriver command files, benchdnn batch files or descriptors files, ONNX models (.onnx), "
+         "oneDNN verbose logs (ONEDNN_VERBOSE=1 output)")
       ->required();
   app.add_option("-o,--output", c.output, "Folder to write the graph files and manifest.json into")
       ->required();
   app.add_option("--format", c.format, "Read every source as this format (default: recognised per file)")
-      ->check(CLI::IsMember({"miopen", "benchdnn", "onnx"}));
+      ->check(CLI::IsMember({"miopen", "benchdnn", "onnx", "onednn-verbose"}));
   add_dim_option(app, c.dims);
   app.add_option(
          "--dtype", c.dtype,

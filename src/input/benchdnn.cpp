@@ -681,6 +681,11 @@ class Reader {
     for (const auto& line : source_lines(text.str())) read_line(path, line, depth);
   }
 
+  // One line's tokens, as if it stood at `file`:`line` (no --batch inside: there is no folder).
+  void read_tokens(const std::string& file, std::size_t line, const std::vector<std::string>& tokens) {
+    read_line(fs::path(file), SourceLine{line, tokens}, kMaxBatchDepth);
+  }
+
  private:
   // benchdnn's own batch files nest 2-3 levels; this only stops a file that includes itself.
   static constexpr int kMaxBatchDepth = 16;
@@ -813,6 +818,13 @@ bool looks_like_benchdnn_line(const std::vector<std::string>& tokens) {
 ImportResult import_benchdnn_file(const fs::path& path) {
   Reader reader;
   reader.read_file(path, 0);
+  return std::move(reader.result);
+}
+
+ImportResult import_benchdnn_tokens(const std::vector<std::string>& tokens, const std::string& file,
+                                    std::size_t line) {
+  Reader reader;
+  reader.read_tokens(file, line, tokens);
   return std::move(reader.result);
 }
 

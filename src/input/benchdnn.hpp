@@ -16,4 +16,9 @@ bool looks_like_benchdnn_line(const std::vector<std::string>& tokens);
 // folder.
 ImportResult import_benchdnn_file(const std::filesystem::path& path);
 
+// One benchdnn command line's tokens (driver, options, descriptors; no --batch) converted as if
+// it stood at `file`:`line`: the oneDNN verbose importer writes each problem it read this way.
+ImportResult import_benchdnn_tokens(const std::vector<std::string>& tokens, const std::string& file,
+                                    std::size_t line);
+
 }  // namespace dnnbench

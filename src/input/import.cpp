@@ -12,6 +12,7 @@
 #include "graph/errors.hpp"
 #include "input/benchdnn.hpp"
 #include "input/miopen_driver.hpp"
+#include "input/onednn_verbose.hpp"
 #include "input/text_lines.hpp"
 
 namespace dnnbench {
@@ -58,6 +59,9 @@ std::optional<SourceFormat> detect_source_format(const fs::path& path) {
     return std::nullopt;
   }
   if (head.find('\0') != std::string::npos) return std::nullopt;  // binary
+  std::istringstream raw(head);
+  for (std::string line; std::getline(raw, line);)
+    if (is_onednn_verbose_line(line)) return SourceFormat::onednn_verbose;
   const auto lines = source_lines(head);
   if (lines.empty()) return std::nullopt;
   if (looks_like_miopen_driver_line(lines.front().tokens)) return SourceFormat::miopen_driver;
@@ -71,6 +75,8 @@ ImportResult import_source(const fs::path& path, SourceFormat format, const Impo
       return import_miopen_driver_text(read_text(path), path.string());
     case SourceFormat::benchdnn:
       return import_benchdnn_file(path);
+    case SourceFormat::onednn_verbose:
+      return import_onednn_verbose_file(path);
     case SourceFormat::onnx:
       if (!onnx_import_available())
         throw InputError(path.string(), "",
