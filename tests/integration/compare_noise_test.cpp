@@ -79,7 +79,7 @@ TEST(CompareNoise, PlantedTenPercentSlowdownIsSlowerOnEveryPlantedRowAndNowhereE
 // each execution held to a wall-clock deadline (DNNBENCH_CRASHTEST_SPIN_MS), so that the test
 // judges the pipeline (processes, passes, merge, bands, verdicts) and not this machine's speed:
 // real oneDNN rows on the 2-core VM drift 0.5-1.5x for seconds at a time, and an A/A of them
-// failed 1 in 9 tries even with --repeat 3 (bench/RESULTS.md). That measurement is
+// failed 1 in 9 tries even with --repeat 3 (bench/results/compare-aa.json). That measurement is
 // bench/compare-aa.sh's. On a machine that other work loads, a run may be disturbed: then compare
 // must say so (MACHINE) and must not report a regression as exit 1 without being allowed.
 TEST(CompareNoise, AaBetweenTwoProcessesHasNoRegression) {
@@ -122,7 +122,8 @@ TEST(CompareNoise, AaBetweenTwoProcessesHasNoRegression) {
 // the pass it reports; two such runs compare with no regression (or name the load that disturbed
 // them). crashtest's `ok` rows held to a wall-clock deadline, as in the A/A test above: real
 // oneDNN rows here moved 1.31x between runs in 2 of 12 tries (a state of the VM that outlasts a
-// run's passes, which only compare's suite-spread term of 30 rows or more covers; RESULTS.md).
+// run's passes, which only compare's suite-spread term of 30 rows or more covers;
+// bench/results/compare-aa.json).
 TEST(CompareNoise, RepeatRunsPassesInFreshProcessesAndTwoSuchRunsAgree) {
   if (!provider_built("crashtest")) GTEST_SKIP() << "built without DNNBENCH_TEST_PROVIDERS";
   TempDir dir;

@@ -325,7 +325,7 @@ TEST(Reliability, AHangingRowBecomesATimeoutRow) {
   if (!provider_built("crashtest")) GTEST_SKIP() << "built without DNNBENCH_TEST_PROVIDERS";
   TempDir dir;
   // 3 s: a graph's deadline also covers starting the worker when the graph starts one, and under
-  // ASan that start alone took over 1 s (CI, session 8).
+  // ASan that start alone took over 1 s (in CI).
   const auto r = run_cli(crash_args(dir / "t.json", {"--engine", "hang,ok", "--timeout-s", "3"}));
   EXPECT_EQ(r.exit_code, 1) << r.err;
   const auto result = json::parse(read_text(dir / "t.json"));

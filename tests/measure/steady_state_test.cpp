@@ -57,7 +57,7 @@ TEST(SteadyState, AMovingClockBlocksSteadiness) {
 }
 
 // A capped row: its timings and clock already agree, but the power the driver averages is
-// still climbing, so the clock will fall further (session 17's settle probe). NVML's power moves
+// still climbing, so the clock will fall further (bench/results/power-settle.json). NVML's power moves
 // in 100 ms ticks, and three windows of 2 ms samples fit inside one tick: the power must hold for
 // a span of time (power_span_ms), not for three windows.
 TEST(SteadyState, ACappedRowWaitsForItsPowerToSettle) {
@@ -78,7 +78,7 @@ TEST(SteadyState, ACappedRowWaitsForItsPowerToSettle) {
 }
 
 // A capped row that came in after an idle gap can hold an average well under the limit for a
-// few NVML ticks on its way up (session 18, call 1: 580 W for 300 ms, then 690 W): where the
+// few NVML ticks on its way up (580 W for 300 ms, then 690 W): where the
 // limit is known, the warm-up waits for the average to reach it.
 TEST(SteadyState, ACappedRowWaitsForItsAverageToReachTheLimit) {
   const auto warm_up_ms = [](double limit_w) {

@@ -250,7 +250,7 @@ std::pair<bool, double> capped_and_min_time(ClockSource& sensors, Regime regime)
   options.measure.regime = regime;
   // One execution a sample and a second of search: a window of samples must complete for the
   // detector to say capped, and a loaded CI machine once spent the whole of a 100 ms cap (the
-  // first execution's time, multiplied by a probed batch) before the first sample (CI, stop 38).
+  // first execution's time, multiplied by a probed batch) before the first sample (in CI).
   options.measure.batch = 1;
   options.measure.steady.max_ms = 1000;
   options.measure.steady.tolerance = 1;  // times agree at once: only the sensors decide
