@@ -6,7 +6,8 @@
 #
 #   bench/compare-aa.sh OUT_DIR PAIRS -- RUN_ARGS...
 #
-# e.g. (CPU) bench/compare-aa.sh out/aa-cpu 3 -- -g graphs/samples --provider onednn --repeat 3
+# e.g. (CPU) bench/compare-aa.sh out/aa-cpu 3 -- --config bench/recipes/cpu-aa.toml
+#      (GPU) DNNBENCH_BIN=build/gpu/dnnbench bench/compare-aa.sh out/aa-gpu 2 -- --config bench/recipes/placement-aa.toml
 #      (GPU) DNNBENCH_BIN=build/gpu/dnnbench bench/compare-aa.sh out/aa-gpu 3 -- -g graphs/perf/resnet50 \
 #              --provider cudnn --max-engines 1          (bench/gpu-check.sh stage compare-aa)
 # DNNBENCH_BIN picks the binary (default build/default/dnnbench); COMPARE_EXTRA adds compare flags.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The oracle's A/A self-check on the GPU machine (issue 4): every cuDNN row of graphs/samples
+# The oracle's A/A self-check on the GPU machine (bench/recipes/oracle-aa.toml): every cuDNN row of graphs/samples
 # compared with itself through the sweep-and-paired path, with the control arm. Any row called
 # significant is a false positive. Run after scripts/gpu-run.sh built build/gpu/dnnbench:
 #
@@ -15,8 +15,11 @@ cd "$(dirname "$0")/.."
 BIN=${DNNBENCH_BIN:-build/gpu/dnnbench}
 OUT_DIR=${1:-${OUT:-out}/oracle-aa}
 mkdir -p "$OUT_DIR"
-timeout -s INT "${2:-240}" "$BIN" run -g "${AA_GRAPHS:-graphs/samples}" --provider cudnn --oracle --oracle-aa \
-  --warmup-max-ms 100 ${AA_EXTRA:-} -q -o "$OUT_DIR/aa.json" > "$OUT_DIR/aa.log" 2>&1
+graph_args=()
+[ -n "${AA_GRAPHS:-}" ] && graph_args=(-g "$AA_GRAPHS")
+# shellcheck disable=SC2086
+timeout -s INT "${2:-240}" "$BIN" run --config bench/recipes/oracle-aa.toml "${graph_args[@]}" ${AA_EXTRA:-} -q \
+  -o "$OUT_DIR/aa.json" > "$OUT_DIR/aa.log" 2>&1
 echo "oracle-aa: exit $?"
 tail -8 "$OUT_DIR/aa.log"
 python3 - "$OUT_DIR/aa.json" <<'PY'

@@ -6,8 +6,9 @@
 #
 #   bench/overhead.sh [OUT_DIR]
 #
-# Environment: DNNBENCH (default build/gpu/dnnbench), GRAPHS (default graphs/perf/resnet50/*_fwd_*fp16.json),
-# EXTRA (more flags, e.g. --max-engines 4), LABEL (names the output files; default "after").
+# The suite is bench/recipes/overhead-rn50.toml. Environment: DNNBENCH (default build/gpu/dnnbench),
+# GRAPHS (other graph files, space-separated, instead of the recipe's), EXTRA (more flags, e.g.
+# --max-engines 4), LABEL (names the output files; default "after").
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT_DIR=${1:-${OUT:-out}/overhead}
@@ -15,13 +16,15 @@ mkdir -p "$OUT_DIR"
 DNNBENCH=${DNNBENCH:-build/gpu/dnnbench}
 LABEL=${LABEL:-after}
 . bench/lib/gpu-env.sh  # the loader path: GPU_RUN_PREFIX
-GRAPHS=${GRAPHS:-$(ls graphs/perf/resnet50/*_fwd_*fp16.json | tr '\n' ' ')}
-read -r -a graphs <<< "$GRAPHS"
 graph_args=()
-for g in "${graphs[@]}"; do graph_args+=(-g "$g"); done
+if [ -n "${GRAPHS:-}" ]; then
+  read -r -a graphs <<< "$GRAPHS"
+  for g in "${graphs[@]}"; do graph_args+=(-g "$g"); done
+fi
 start=$(date +%s.%N)
 # shellcheck disable=SC2086
-"$DNNBENCH" run "${graph_args[@]}" --provider cudnn -q ${EXTRA:-} -o "$OUT_DIR/$LABEL.json" > "$OUT_DIR/$LABEL.log" 2>&1
+"$DNNBENCH" run --config bench/recipes/overhead-rn50.toml "${graph_args[@]}" -q ${EXTRA:-} -o "$OUT_DIR/$LABEL.json" \
+  > "$OUT_DIR/$LABEL.log" 2>&1
 rc=$?
 end=$(date +%s.%N)
 python3 - "$OUT_DIR/$LABEL.json" "$start" "$end" "$rc" "$LABEL" <<'PY'

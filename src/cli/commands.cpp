@@ -26,6 +26,7 @@
 #include "env/fp32_math_environment.hpp"
 #include "env/host_load.hpp"
 #include "env/metadata.hpp"
+#include "env/run_record.hpp"
 #include "graph/reader.hpp"
 #include "graph/validate.hpp"
 #include "input/import_inputs.hpp"
@@ -38,6 +39,7 @@
 #include "report/csv_report.hpp"
 #include "report/json_report.hpp"
 #include "report/model_summary.hpp"
+#include "report/noise_model.hpp"
 #include "report/pass_merge.hpp"
 #include "report/peaks.hpp"
 #include "report/tuning_db.hpp"
@@ -185,18 +187,6 @@ void add_run_options(CLI::App& app, RunCommand& c) {
                  "Read run options from this TOML recipe (command-line flags override it; docs/recipes.md)")
       ->type_name("FILE");
   c.binder = std::make_shared<RunOptionBinder>(app);
-  // Hidden: how an isolating parent starts its children (isolate/isolation.hpp).
-  app.add_option("--isolated-child-graph", c.child_graph)->group("");
-  app.add_option("--isolated-child-path", c.child_path)->group("");
-  app.add_option("--isolated-child-journal", c.child_journal)->group("");
-  app.add_option("--isolated-child-rows", c.child_rows)->group("");
-  app.add_option("--isolated-child-dump-folder", c.child_dump_folder)->group("");
-  app.add_flag("--isolated-child-worker", c.child_worker)->group("");
-  app.add_option("--isolated-child-build-ahead", c.child_build_ahead)->group("");
-  // Hidden: how `--repeat N` starts its passes (isolate/repeat_passes.hpp).
-  app.add_option("--repeat-pass", c.repeat_pass)->group("");
-  // Hidden: how --profile starts its children (isolate/profiler.hpp).
-  app.add_option("--profile-child-plan", c.profile_child_plan)->group("");
 }
 
 void add_list_engines_options(CLI::App& app, ListEnginesCommand& c) {
@@ -264,6 +254,16 @@ int write_run_outputs(const RunCommand& c, const SuiteResult& suite,
   return 0;
 }
 
+namespace {
+
+// The run's span, from its start to now.
+RunRecord::Timing run_timing(const std::string& start_utc, std::chrono::steady_clock::time_point start) {
+  return {start_utc, utc_timestamp(),
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
+}
+
+}  // namespace
+
 // `run --repeat N`, N >= 2: the suite as N passes in fresh child processes, merged
 // (isolate/repeat_passes.hpp, report/pass_merge.hpp). The run's metadata, host conditions and timing
 // span every pass.
@@ -306,30 +306,30 @@ int execute_repeat_passes(RunCommand& c, const std::vector<std::string>& command
     fmt::print(std::cerr, "dnnbench: warning: {}\n", busy);
   install_stop_signal_handlers();
   RepeatPassRequest request;
-  request.child_arguments = {command_line.begin() + 1, command_line.end()};
+  request.run_arguments = run_arguments(command_line);
   request.base = base;
   request.passes = static_cast<int>(options.repeat);
   request.resume = c.resume;
   if (!c.quiet) request.note = [](const std::string& line) { fmt::print(std::cerr, "dnnbench: {}\n", line); };
   const auto outcomes = run_repeat_passes(request);
   std::vector<PassSuite> passes;
-  nlohmann::json pass_records = nlohmann::json::array();
-  std::vector<std::string> warnings;
+  RunRecord record;
+  record.repeat_passes.emplace().count = request.passes;
+  auto& warnings = record.warnings;
   bool complete = static_cast<int>(outcomes.size()) == request.passes;
   for (const auto& pass : outcomes) {
     complete = complete && pass.complete;
     if (!pass.problem.empty()) warnings.push_back(pass.problem);
-    pass_records.push_back(
-        {{"pass", pass.pass},
-         {"pid",
-          pass.suite && pass.suite->pid >= 0 ? nlohmann::json(pass.suite->pid) : nlohmann::json(nullptr)},
-         {"results", temporary ? nlohmann::json(nullptr) : nlohmann::json(pass.results_path)},
-         {"journal", temporary ? nlohmann::json(nullptr) : nlohmann::json(pass.journal_path)},
-         {"reused", pass.reused},
-         {"complete", pass.complete},
-         {"from_journal", pass.from_journal},
-         {"elapsed_s", pass.elapsed_s},
-         {"end", pass.child ? nlohmann::json(pass.child->describe()) : nlohmann::json(nullptr)}});
+    RunRecord::Pass p;
+    p.pass = pass.pass;
+    if (pass.suite && pass.suite->pid >= 0) p.pid = pass.suite->pid;
+    if (!temporary) p.results = pass.results_path, p.journal = pass.journal_path;
+    p.reused = pass.reused;
+    p.complete = pass.complete;
+    p.from_journal = pass.from_journal;
+    p.elapsed_s = pass.elapsed_s;
+    if (pass.child) p.end = pass.child->describe();
+    record.repeat_passes->passes.push_back(std::move(p));
     if (pass.suite) passes.push_back(*pass.suite);
   }
   for (const auto& warning : warnings) fmt::print(std::cerr, "dnnbench: warning: {}\n", warning);
@@ -351,26 +351,12 @@ int execute_repeat_passes(RunCommand& c, const std::vector<std::string>& command
   if (!c.quiet)
     for (const auto& graph : suite.graphs)
       if (!graph.filtered && !graph.duplicate_of) print_graph_table(std::cout, graph);
-  suite.metadata = collect_metadata(command_line, options);
-  suite.metadata["host_conditions"] = host_load.finish(cpu_threads_used());
-  suite.metadata["warnings"] = warnings;
-  suite.metadata["run_timing"] = {
-      {"start_utc", run_start},
-      {"end_utc", utc_timestamp()},
-      {"elapsed_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - run_clock).count()}};
+  record.host_conditions = host_load.finish(cpu_threads_used());
+  record.timing = run_timing(run_start, run_clock);
   // Each pass's own isolation and journal are in its results; the merged run has none of its own.
-  const auto& first = passes.front().suite.metadata;
-  for (const char* key : {"isolate", "timeout_s", "timeout_basis"})
-    if (first.contains("options") && first["options"].contains(key))
-      suite.metadata["options"][key] = first["options"][key];
-  suite.metadata["options"]["journal"] = nullptr;
-  suite.metadata["options"]["resumed_rows"] = nullptr;
-  if (first.contains("isolation")) suite.metadata["isolation"] = first["isolation"];
-  suite.metadata["repeat_passes"] = {
-      {"method", kRepeatMethodPasses},
-      {"count", request.passes},
-      {"row_figures", "the pass whose median is the median of the passes' medians"},
-      {"passes", pass_records}};
+  record.isolation = isolation_from_metadata(passes.front().suite.metadata);
+  suite.metadata = collect_metadata(command_line, options);
+  write_run_record(record, suite.metadata);
   attach_peaks(suite);
   suite.layer_models = std::move(layer_models);
   if (const auto code = write_run_outputs(c, suite, layer_counts); code != 0) return code;
@@ -379,10 +365,13 @@ int execute_repeat_passes(RunCommand& c, const std::vector<std::string>& command
   return code == 0 && !warnings.empty() ? kExitError : code;
 }
 
-int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
-  const auto run_start = utc_timestamp();
-  const auto run_clock = std::chrono::steady_clock::now();
-  const HostLoadProbe host_load;  // what other work did to the machine while this run measured
+std::vector<std::string> run_arguments(const std::vector<std::string>& command_line) {
+  auto first = command_line.begin() + (command_line.empty() ? 0 : 1);
+  if (first != command_line.end() && *first == "run") ++first;
+  return {first, command_line.end()};
+}
+
+void resolve_run_options(RunCommand& c) {
   const auto recipe = c.config.empty() ? std::nullopt : std::optional(read_recipe(c.config));
   check_option_conflicts(c, c.binder->apply(c, recipe ? &*recipe : nullptr));
   if (c.graphs.empty())
@@ -408,6 +397,7 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
   for (const auto& choice : options.engine_matrix) check_providers_exist({choice.provider});
   if (const auto message = unknown_op_message(options.ops); !message.empty()) throw UsageError(message);
   if (options.oracle.aa_self_check) options.oracle.enabled = true;
+  options.measure.host_sync_threads = cpu_threads_used();
   if (!c.profile_child_plan.empty()) options.profile_child_plan = c.profile_child_plan;
   if (!c.export_plans.empty() && !options.oracle.enabled)
     throw UsageError("--export-plans needs --oracle: a tuning record is what the oracle measured");
@@ -418,12 +408,20 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
       throw UsageError(fmt::format("--plans-from: {}", e.what()));
     }
   }
+}
+
+int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
+  const auto run_start = utc_timestamp();
+  const auto run_clock = std::chrono::steady_clock::now();
+  const HostLoadProbe host_load;  // what other work did to the machine while this run measured
+  resolve_run_options(c);
+  auto& options = c.options;
   std::optional<ProfileRequest> profile;
   if (!c.profile.empty() && launcher_world_size() > 1)
     throw UsageError(
         "--profile re-runs each row under ncu after the run, one child at a time on this machine's GPU, "
         "and is not available under mpirun: profile the rows in a run without it (docs/profiling.md)");
-  if (!c.profile.empty() && c.child_graph.empty() && !c.child_worker) {
+  if (!c.profile.empty()) {
     try {
       profile = parse_profile_spec(c.profile);
     } catch (const std::invalid_argument& e) {
@@ -434,16 +432,6 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
       throw UsageError(refusal);
     profile->directory = c.profile_dir;
     if (c.timeout_s > 0) profile->timeout_s = c.timeout_s;
-  }
-  if (!c.child_graph.empty())
-    return run_isolated_child(
-        {c.child_graph, c.child_path, c.child_journal, c.child_rows, c.child_dump_folder}, options);
-  if (c.child_worker) return run_isolated_worker(options);
-  if (!c.child_build_ahead.empty()) {
-    // A compile-ahead child (distribute/build_ahead.hpp): the parent's graphs and shard; no output.
-    const auto inputs = expand_inputs(c.graphs, options.archive, import_options_from(c.dims), nullptr);
-    const auto shard = shard_inputs(c, inputs.inputs);
-    return run_build_ahead_child(inputs.inputs, shard ? &*shard : nullptr, options, c.child_build_ahead);
   }
   if (const auto code = execute_run_under_mpi(c, command_line)) return *code;
   // Under MPI (above) --repeat stays in process: each row's plan in N fresh plan instances.
@@ -495,12 +483,12 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
   // Isolated children always have a deadline: the user's, or one derived from the caps.
   const double timeout_s = c.timeout_s > 0 ? c.timeout_s : default_child_timeout_s(options, isolation);
   if (isolation != IsolationMode::none && !options.dry_run)
-    isolated = make_isolated_executor(isolation, timeout_s, {command_line.begin() + 1, command_line.end()});
+    isolated = make_isolated_executor(isolation, timeout_s, run_arguments(command_line));
   install_stop_signal_handlers();
   // Started after the isolated executor: its worker compiles nothing until its first graph.
   std::optional<BuildAheadChildren> build_ahead;
   if (!options.dry_run)
-    build_ahead.emplace(options, std::vector<std::string>{command_line.begin() + 1, command_line.end()},
+    build_ahead.emplace(options, run_arguments(command_line),
                         c.compile_ahead >= 0 ? c.compile_ahead : default_compile_ahead_children());
   auto suite = run_suite(inputs.inputs, options, fanout,
                          {isolated.get(), resume ? &*resume : nullptr, shard ? &*shard : nullptr});
@@ -522,47 +510,45 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
             print_profile_details(std::cout, row);
           }
   }
-  suite.metadata = collect_metadata(command_line, options);
-  suite.metadata["host_conditions"] = host_load.finish(cpu_threads_used());
-  if (shard) record_shard(c, *shard, suite);
-  suite.metadata["warnings"] = warnings;
-  if (c.repeat_pass > 0) suite.metadata["repeat_pass"] = {{"pass", c.repeat_pass}, {"pid", ::getpid()}};
-  // Run-level timing: when it ran and how long the whole run took (loading, every row, isolation).
-  suite.metadata["run_timing"] = {
-      {"start_utc", run_start},
-      {"end_utc", utc_timestamp()},
-      {"elapsed_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - run_clock).count()}};
-  suite.metadata["options"]["isolate"] = isolation_mode_name(isolation);
-  suite.metadata["options"]["timeout_s"] =
-      isolation != IsolationMode::none ? nlohmann::json(timeout_s) : nlohmann::json(nullptr);
-  suite.metadata["options"]["timeout_basis"] = isolation == IsolationMode::none ? nlohmann::json(nullptr)
-                                               : c.timeout_s > 0 ? nlohmann::json("--timeout-s")
-                                                                 : nlohmann::json("derived from the caps");
+  RunRecord record;
+  record.host_conditions = host_load.finish(cpu_threads_used());
+  if (shard) record.shard = record_shard(c, *shard, suite);
+  record.warnings = warnings;
+  if (c.repeat_pass > 0) record.repeat_pass = RunRecord::RepeatPassOf{c.repeat_pass, ::getpid()};
+  // When it ran and how long the whole run took (loading, every row, isolation).
+  record.timing = run_timing(run_start, run_clock);
+  record.isolation.mode = std::string(isolation_mode_name(isolation));
+  if (isolation != IsolationMode::none) {
+    record.isolation.timeout_s = timeout_s;
+    record.isolation.timeout_basis = c.timeout_s > 0 ? "--timeout-s" : "derived from the caps";
+  }
   // How many isolated child processes the run started: with --isolate graph, 1 unless a worker
-  // died, timed out or was retired after a failed row (docs/reliability.md).
-  // And how many compiled runtime-compiled plans ahead of their rows (distribute/build_ahead.hpp).
-  suite.metadata["isolation"] = {{"children_started", children_started},
-                                 {"compile_ahead_children", build_ahead_children}};
-  suite.metadata["options"]["journal"] =
-      journal_file.empty() ? nlohmann::json(nullptr) : nlohmann::json(journal_file);
-  suite.metadata["options"]["resumed_rows"] = resume ? nlohmann::json(resume->rows) : nlohmann::json(nullptr);
+  // died, timed out or was retired after a failed row (docs/reliability.md); and how many compiled
+  // runtime-compiled plans ahead of their rows (distribute/build_ahead.hpp).
+  record.isolation.children_started = children_started;
+  record.isolation.compile_ahead_children = build_ahead_children;
+  if (!journal_file.empty()) record.journal = journal_file;
+  if (resume) record.resumed_rows = resume->rows;
+  if (auto warning = host_sync_warning(suite.graphs); !warning.empty()) {
+    fmt::print(std::cerr, "dnnbench: warning: {}\n", warning);
+    record.warnings.push_back(std::move(warning));
+  }
   if (!options.dry_run)
     for (const auto& id : engines_never_offered(suite, options.engines)) {
       auto warning = fmt::format(
           "--engine {}: no graph of the suite offers this engine (see `dnnbench list-engines`)", id);
       fmt::print(std::cerr, "dnnbench: warning: {}\n", warning);
-      suite.metadata["warnings"].push_back(std::move(warning));
+      record.warnings.push_back(std::move(warning));
     }
   if (const int signal = stop_signal(); signal != 0)
     fmt::print(std::cerr, "dnnbench: stopped by signal {} ({}); writing what finished\n", signal,
                strsignal(signal));
-  attach_peaks(suite);
   if (profile)
-    suite.metadata["options"]["profile"] = {{"tool", profile->tool},
-                                            {"sections", profile->sections},
-                                            {"directory", profile->directory},
-                                            {"tool_path", profile->tool_path},
-                                            {"executions", profile->executions}};
+    record.profile = RunRecord::Profile{profile->tool, profile->sections, profile->directory,
+                                        profile->tool_path, profile->executions};
+  suite.metadata = collect_metadata(command_line, options);
+  write_run_record(record, suite.metadata);
+  attach_peaks(suite);
   suite.layer_models = std::move(layer_models);
   if (const auto code = write_run_outputs(c, suite, layer_counts); code != 0) return code;
   return exit_code_for(suite);  // 128 + the signal after a stop, as the JSON's exit_code says
@@ -651,6 +637,7 @@ int execute_help(CLI::App& app, const std::string& command) {
   }
   std::vector<std::string> names;
   for (const auto* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    if (sub->get_group().empty()) continue;  // a hidden command (`_child`)
     if (sub->get_name() == command) {
       std::cout << sub->help(app.get_name());
       return kExitOk;

@@ -41,7 +41,7 @@ struct RunCommand {
   std::string export_plans, plans_from;
   // --profile ncu[:SECTIONS] and where its artefacts go (isolate/profiler.hpp).
   std::string profile, profile_dir = "dnnbench-profile";
-  std::string profile_child_plan;  // hidden: this process is a profiled child; the plan it must run
+  std::string profile_child_plan;  // set by `_child profile`: the plan this profiled child must run
   bool verbose = false, quiet = false;
   std::vector<std::string> skip_engines, ops;
   std::vector<std::string> dims;  // --dim NAME=VALUE for ONNX sources (input/import.hpp)
@@ -51,18 +51,12 @@ struct RunCommand {
   // Reliability (docs/reliability.md).
   std::string journal;  // default: <output>.journal.jsonl
   bool resume = false;
-  std::string isolate;   // none | graph | row; empty: by provider (isolate/isolation.hpp)
-  double timeout_s = 0;  // 0: none
-  std::string child_graph, child_path, child_journal;  // hidden: this process is an isolated child
-  std::size_t child_rows = 0;
-  bool child_worker = false;  // hidden: this process is an isolated worker (requests on stdin)
-  std::string
-      child_build_ahead;   // hidden: "K/N", this process builds plans ahead (distribute/build_ahead.hpp)
+  std::string isolate;     // none | graph | row; empty: by provider (isolate/isolation.hpp)
+  double timeout_s = 0;    // 0: none
   int compile_ahead = -1;  // --compile-ahead; -1: default_compile_ahead_children()
-  int repeat_pass = 0;     // hidden: this process is pass K of --repeat N (isolate/repeat_passes.hpp)
+  int repeat_pass = 0;     // set by `_child repeat-pass`: this process is pass K of --repeat N
   // The table's options on the parsed subcommand: which the command line gave, and their values.
   std::shared_ptr<const RunOptionBinder> binder;
-  std::string child_dump_folder;
   // Distribution (docs/distributed.md, cli/distributed_command.hpp).
   std::string shard;  // "I/N"; empty: the whole suite
   bool allow_mixed_ranks = false, allow_shared_device = false;
@@ -78,6 +72,12 @@ struct ListEnginesCommand {
 void add_run_options(CLI::App& app, RunCommand& command);
 void add_list_engines_options(CLI::App& app, ListEnginesCommand& command);
 int execute_run(RunCommand& command, const std::vector<std::string>& command_line);
+// The options of a parsed `run` resolved into command.options (the recipe applied, providers and
+// engines checked): what execute_run does first, and what every child process does
+// (cli/child_command.hpp). Throws UsageError.
+void resolve_run_options(RunCommand& command);
+// The arguments after `run` of a run's command line (program name first): what a child re-reads.
+std::vector<std::string> run_arguments(const std::vector<std::string>& command_line);
 int execute_list_engines(ListEnginesCommand& command);
 int execute_list_providers();
 // `dnnbench help [COMMAND]`: the help of the tool, or of one command.

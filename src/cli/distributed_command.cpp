@@ -11,6 +11,7 @@
 #include "distribute/distributed_run.hpp"
 #include "distribute/distribution.hpp"
 #include "env/metadata.hpp"
+#include "env/run_record.hpp"
 #include "graph/cost.hpp"
 #include "input/import_inputs.hpp"
 #include "report/console_report.hpp"
@@ -60,7 +61,7 @@ std::optional<int> execute_run_under_mpi(RunCommand& c, const std::vector<std::s
   DistributedRequest request;
   request.options = &options;
   request.inputs = inputs.inputs;
-  request.command_line = command_line;
+  request.run_arguments = run_arguments(command_line);
   request.journal = run_journal_path(c);
   request.resume = c.resume;
   request.isolation = options.dry_run ? IsolationMode::none : run_isolation(c);
@@ -72,12 +73,14 @@ std::optional<int> execute_run_under_mpi(RunCommand& c, const std::vector<std::s
   request.observer = console.get();
   const auto isolation = request.isolation;
   request.metadata = [&] {
+    RunRecord record;
+    record.warnings = oracle_warnings(options);
+    record.isolation.mode = std::string(isolation_mode_name(isolation));
+    if (c.timeout_s > 0)
+      record.isolation.timeout_s = c.timeout_s, record.isolation.timeout_basis = "--timeout-s";
+    if (!request.journal.empty()) record.journal = request.journal;
     auto meta = collect_metadata(command_line, options);
-    meta["warnings"] = oracle_warnings(options);
-    meta["options"]["isolate"] = isolation_mode_name(isolation);
-    meta["options"]["timeout_s"] = c.timeout_s > 0 ? nlohmann::json(c.timeout_s) : nlohmann::json(nullptr);
-    meta["options"]["journal"] =
-        request.journal.empty() ? nlohmann::json(nullptr) : nlohmann::json(request.journal);
+    write_run_record(record, meta);
     return meta;
   };
   auto outcome = run_distributed(*transport, request);
@@ -116,7 +119,7 @@ std::optional<std::vector<bool>> shard_inputs(const RunCommand& c, const std::ve
   return shard_selection(costs, *spec);
 }
 
-void record_shard(const RunCommand& c, const std::vector<bool>& selected, SuiteResult& suite) {
+RunRecord::Shard record_shard(const RunCommand& c, const std::vector<bool>& selected, SuiteResult& suite) {
   std::string error;
   const auto spec = parse_shard(c.shard, error);
   std::vector<std::size_t> indices;
@@ -124,14 +127,11 @@ void record_shard(const RunCommand& c, const std::vector<bool>& selected, SuiteR
     if (selected[i]) indices.push_back(i);
   // Graphs cut short by a stop are not in the results: the first ones of `indices` are.
   indices.resize(std::min(indices.size(), suite.graphs.size()));
-  suite.metadata["shard"] = {{"index", spec->index},
-                             {"count", spec->count},
-                             {"inputs", selected.size()},
-                             {"input_indices", indices}};
   const MeasuredBy me{std::nullopt, this_host_name()};
   for (auto& graph : suite.graphs)
     for (auto& row : graph.results)
       if (!row.measured_by) row.measured_by = me;
+  return {spec->index, spec->count, selected.size(), std::move(indices)};
 }
 
 void add_merge_options(CLI::App& app, MergeCommand& c) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "env/run_record.hpp"
 #include "input/inputs.hpp"
 #include "report/results.hpp"
 
@@ -23,7 +24,8 @@ std::optional<int> execute_run_under_mpi(RunCommand& command, const std::vector<
 std::optional<std::vector<bool>> shard_inputs(const RunCommand& command,
                                               const std::vector<GraphInput>& inputs);
 // Records the shard in the metadata (what `merge` reads) and stamps each row with this host.
-void record_shard(const RunCommand& command, const std::vector<bool>& selected, SuiteResult& suite);
+RunRecord::Shard record_shard(const RunCommand& command, const std::vector<bool>& selected,
+                              SuiteResult& suite);
 
 struct MergeCommand {
   std::vector<std::string> files;

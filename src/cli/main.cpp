@@ -6,11 +6,13 @@
 #include <iostream>
 
 #include "cli/calibrate_command.hpp"
+#include "cli/child_command.hpp"
 #include "cli/commands.hpp"
 #include "cli/distributed_command.hpp"
 #include "cli/import_command.hpp"
 #include "cli/plans_command.hpp"
 #include "cli/report_commands.hpp"
+#include "isolate/child_protocol.hpp"
 #include "version/git_revision.hpp"
 
 namespace {
@@ -84,6 +86,12 @@ int main(int argc, char** argv) {
   auto* providers_cmd = app.add_subcommand(
       "list-providers", "List the providers built into this binary and their library versions");
 
+  // How this binary runs as a child of itself (isolate/child_protocol.hpp); not in help.
+  dnnbench::ChildCommand child;
+  auto* child_cmd = app.add_subcommand(std::string(dnnbench::kChildSubcommand), "");
+  child_cmd->group("");
+  dnnbench::add_child_options(*child_cmd, child);
+
   std::string help_topic;
   auto* help_cmd = app.add_subcommand("help", "Print the help of dnnbench, or of one command");
   help_cmd->add_option("command", help_topic, "The command whose options to print")->type_name("COMMAND");
@@ -106,6 +114,7 @@ int main(int argc, char** argv) {
     if (plans_merge_cmd->parsed()) return dnnbench::execute_plans_merge(plans_merge);
     if (help_cmd->parsed()) return dnnbench::execute_help(app, help_topic);
     if (providers_cmd->parsed()) return dnnbench::execute_list_providers();
+    if (child_cmd->parsed()) return dnnbench::execute_child(child, command_line.front());
     return dnnbench::kExitUsage;
   } catch (const dnnbench::UsageError& e) {
     std::cerr << "dnnbench: " << e.what() << "\n";

@@ -8,7 +8,6 @@
 #include <stdexcept>
 #include <thread>
 
-#include "distribute/distribution.hpp"
 #include "providers/registry.hpp"
 #include "run/graph_loader.hpp"
 #include "run/suite_runner.hpp"
@@ -55,14 +54,12 @@ int default_compile_ahead_children() {
 }
 
 BuildAheadChildren::BuildAheadChildren(const RunOptions& options,
-                                       const std::vector<std::string>& child_arguments, int count) {
+                                       const std::vector<std::string>& run_arguments, int count) {
   if (count <= 0 || providers_that_build_ahead(options).empty()) return;
   for (int k = 1; k <= count; ++k) {
-    std::vector<std::string> argv{"/proc/self/exe"};
-    argv.insert(argv.end(), child_arguments.begin(), child_arguments.end());
-    argv.insert(argv.end(),
-                {"--isolated-child-build-ahead", std::to_string(k) + "/" + std::to_string(count)});
     try {
+      if (!folder_) folder_.emplace("dnnbench-build-ahead");
+      const auto argv = child_command({run_arguments, BuildAheadPart{k, count}}, folder_->path());
       children_.push_back(std::make_unique<WorkerProcess>(argv, ChildOptions{}));
     } catch (const std::exception&) {  // the rows compile what no child does
       break;
@@ -75,16 +72,12 @@ BuildAheadChildren::~BuildAheadChildren() {
 }
 
 int run_build_ahead_child(const std::vector<GraphInput>& inputs, const std::vector<bool>* selected,
-                          const RunOptions& options, const std::string& which) {
+                          const RunOptions& options, const BuildAheadPart& part) {
   silence_output();
-  std::string error;
-  const auto part = parse_shard(which, error);
-  if (!part) throw std::invalid_argument("--isolated-child-build-ahead: " + error);
   auto providers = providers_that_build_ahead(options);
   if (providers.empty()) return 0;
   GraphLoader loader(options);
-  const auto child = static_cast<std::size_t>(part->index - 1),
-             children = static_cast<std::size_t>(part->count);
+  const auto child = static_cast<std::size_t>(part.part - 1), children = static_cast<std::size_t>(part.parts);
   // With --oracle every child also walks every graph for the oracle's candidates: the j-th plan of
   // an engine's plan space is the (j mod N)-th child's, so the N children compile one row's
   // runtime-compiled candidates side by side (on the H200, 32 candidates of 0.3-0.7 s each were

@@ -19,8 +19,10 @@
 #include <string>
 #include <vector>
 
+#include "input/archive.hpp"
 #include "input/inputs.hpp"
 #include "isolate/child_process.hpp"
+#include "isolate/child_protocol.hpp"
 #include "session/run_options.hpp"
 
 namespace dnnbench {
@@ -33,8 +35,9 @@ int default_compile_ahead_children();
 // (no GPU, or the compiled-plan cache is off) or `count` is 0.
 class BuildAheadChildren {
  public:
-  // `child_arguments`: the run's own arguments (without the program), which each child re-reads.
-  BuildAheadChildren(const RunOptions& options, const std::vector<std::string>& child_arguments, int count);
+  // `run_arguments`: the run's own arguments (after `run`), which each child re-reads
+  // (isolate/child_protocol.hpp).
+  BuildAheadChildren(const RunOptions& options, const std::vector<std::string>& run_arguments, int count);
   // Closes them: ends the children still compiling (the suite no longer needs their plans).
   ~BuildAheadChildren();
   BuildAheadChildren(const BuildAheadChildren&) = delete;
@@ -42,14 +45,15 @@ class BuildAheadChildren {
   std::size_t started() const { return children_.size(); }
 
  private:
+  std::optional<ScopedTempDir> folder_;  // the children's requests; outlives them (declared first)
   std::vector<std::unique_ptr<WorkerProcess>> children_;
 };
 
-// A child's whole work (--isolated-child-build-ahead K/N): the K-th of every N graphs of `inputs`
+// A child's whole work (role build-ahead, part K of N): the K-th of every N graphs of `inputs`
 // (of those `selected`, in suite order), each provider's row engines, their slow plans built into
 // the cache; with --oracle also every graph's candidate plans j with j mod N = K - 1. Returns the
 // exit code (0; what fails is the rows' to report).
 int run_build_ahead_child(const std::vector<GraphInput>& inputs, const std::vector<bool>* selected,
-                          const RunOptions& options, const std::string& which);
+                          const RunOptions& options, const BuildAheadPart& part);
 
 }  // namespace dnnbench

@@ -166,8 +166,7 @@ bool work(WorkerLink& link, const DistributedRequest& request, const MeasuredBy&
   const auto& options = *request.options;
   std::unique_ptr<GraphExecutor> executor;
   if (request.isolation != IsolationMode::none)
-    executor = make_isolated_executor(request.isolation, request.timeout_s,
-                                      {request.command_line.begin() + 1, request.command_line.end()});
+    executor = make_isolated_executor(request.isolation, request.timeout_s, request.run_arguments);
   else
     executor = make_in_process_executor(options);
   for (;;) {

@@ -65,8 +65,8 @@ std::unique_ptr<Transport> open_mpi_transport();
 struct DistributedRequest {
   const RunOptions* options = nullptr;
   std::vector<GraphInput> inputs;
-  std::vector<std::string> command_line;
-  std::string journal;  // "" : none (then --resume is refused, and ranks keep no journal)
+  std::vector<std::string> run_arguments;  // the run's arguments after `run`, for isolated children
+  std::string journal;                     // "" : none (then --resume is refused, and ranks keep no journal)
   bool resume = false;
   IsolationMode isolation = IsolationMode::none;
   std::optional<double> timeout_s;   // --timeout-s of isolated children

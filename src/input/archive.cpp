@@ -298,6 +298,63 @@ ScopedTempDir::~ScopedTempDir() {
   fs::remove_all(path_, ec);  // never throws: runs during unwinding too
 }
 
+namespace {
+
+// gzip, xz, bzip2 and zstd streams' first bytes.
+bool starts_like_a_compressed_stream(const fs::path& path) {
+  std::array<unsigned char, 6> head{};
+  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0 || ::read(fd.get(), head.data(), head.size()) < 4) return false;
+  const auto is = [&](std::initializer_list<unsigned char> magic) {
+    return std::equal(magic.begin(), magic.end(), head.begin());
+  };
+  return is({0x1f, 0x8b}) || is({0xfd, '7', 'z', 'X', 'Z', 0x00}) || is({'B', 'Z', 'h'}) ||
+         is({0x28, 0xb5, 0x2f, 0xfd});
+}
+
+}  // namespace
+
+bool is_compressed_file_path(const fs::path& path) {
+  if (is_archive_path(path)) return false;
+  const auto name = lower(path.filename().string());
+  for (const char* suffix : {".gz", ".xz", ".bz2", ".zst"})
+    if (ends_with(name, suffix) && name.size() > std::string_view(suffix).size()) return true;
+  return false;
+}
+
+std::string read_compressed_file(const fs::path& path, const std::function<bool(std::string_view)>& sink) {
+  ArchiveReader reader(archive_read_new());
+  auto* a = reader.get();
+  if (!a) throw InputError(path.string(), "", "cannot start the decompressor");
+  archive_read_support_filter_all(a);
+  archive_read_support_format_raw(a);  // the whole stream as one entry
+  const auto fault = [&] {
+    const char* why = archive_error_string(a);
+    return fmt::format("the compressed stream is corrupt or cut short ({})", why ? why : "no reason given");
+  };
+  const bool opened = archive_read_open_filename(a, path.c_str(), 64 << 10) == ARCHIVE_OK;
+  // A stream that ended within its first block fails to open; its magic bytes say that it is a
+  // log cut short, not a file of another kind.
+  if (!opened && starts_like_a_compressed_stream(path)) return fault();
+  const bool compressed = opened && archive_filter_count(a) >= 2;
+  if (!opened)
+    throw InputError(path.string(), "",
+                     fmt::format("cannot read it as a compressed file: {}", archive_error_string(a)));
+  if (!compressed)  // only the raw "none" filter
+    throw InputError(path.string(), "",
+                     "its name says compressed, but it is not a gzip, xz, bzip2 or zstd stream");
+  // The header of the raw format is the first block of text: a stream cut short within it fails here.
+  struct archive_entry* entry = nullptr;
+  if (archive_read_next_header(a, &entry) != ARCHIVE_OK) return fault();
+  std::array<char, 64 << 10> buffer{};
+  for (;;) {
+    const auto n = archive_read_data(a, buffer.data(), buffer.size());
+    if (n == 0) return "";
+    if (n < 0) return fault();
+    if (!sink(std::string_view(buffer.data(), static_cast<std::size_t>(n)))) return "";
+  }
+}
+
 bool is_archive_path(const fs::path& path) {
   const auto name = lower(path.filename().string());
   for (const char* suffix : {".tar", ".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar.bz2", ".tbz2", ".zip"})

@@ -5,8 +5,10 @@
 // libarchive is used only here.
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace dnnbench {
@@ -48,6 +50,17 @@ struct ArchiveEntry {
 };
 
 bool is_archive_path(const std::filesystem::path& path);
+
+// A single compressed file (`verbose.log.gz`, `.xz`, `.bz2`, `.zst`): one stream, not an archive
+// of files (`.tar.gz` and the other archive names are archives).
+bool is_compressed_file_path(const std::filesystem::path& path);
+
+// Decompresses `path` as one stream, handing `sink` its bytes chunk by chunk until the stream ends
+// or `sink` returns false. Returns "" when the stream ended cleanly or the sink stopped, else why
+// not (a corrupt or cut-short stream), after every byte before the fault was handed over. Throws
+// InputError for a file that cannot be opened or read as a compressed stream at all.
+std::string read_compressed_file(const std::filesystem::path& path,
+                                 const std::function<bool(std::string_view chunk)>& sink);
 
 // Extracts the `.json` regular files of `archive` under `into` (an empty folder the caller owns).
 // Never throws for a bad archive: a corrupt or unreadable archive ends the list with an entry

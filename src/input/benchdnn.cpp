@@ -17,9 +17,11 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "graph/errors.hpp"
+#include "input/archive.hpp"
 #include "input/graph_builder.hpp"
 #include "input/text_lines.hpp"
 #include "tensor/dense.hpp"
@@ -323,10 +325,51 @@ std::int64_t minibatch(const Problem& p, const Fields& f, const Where& where) {
   return forced > 0 ? forced : f.get("mb", 2);
 }
 
-// --attr-post-ops=relu+gelu_erf: the unary eltwise post-ops as pointwise nodes.
-std::vector<std::string> post_op_nodes(const Problem& p) {
+// One post-op of --attr-post-ops: a unary eltwise op, or a binary op with its second input's data
+// type and broadcast (a bit per output dim: set, the input has that dim; clear, it is broadcast).
+struct PostOp {
+  std::string op;  // the pointwise node's operation
+  bool binary = false;
+  DataType type = DataType::f32;
+  // The mask, or a policy name resolved against the output's rank when the graph is built.
+  std::optional<std::int64_t> mask;
+  std::string policy;
+};
+
+// Which output dims a binary post-op's input has: oneDNN's policies (common: a scalar; per_oc: the
+// channels, dim 1; per_tensor: all) or a mask of dims, as oneDNN's verbose log prints it.
+std::vector<std::int64_t> binary_input_dims(const PostOp& op, const std::vector<std::int64_t>& out) {
+  std::int64_t mask = 0;
+  const auto rank = static_cast<std::int64_t>(out.size());
+  if (op.mask) {
+    mask = *op.mask;
+  } else if (op.policy == "common") {
+    mask = 0;
+  } else if (op.policy == "per_oc") {
+    mask = 1 << 1;
+  } else if (op.policy == "per_tensor") {
+    mask = (std::int64_t{1} << rank) - 1;
+  } else {
+    throw NotImportable{
+        fmt::format("binary post-op policy {} is not imported (common, per_oc, per_tensor and "
+                    "masks are)",
+                    op.policy)};
+  }
+  if (mask < 0 || mask >= (std::int64_t{1} << rank))
+    throw NotImportable{
+        fmt::format("binary post-op mask {} names a dim the output (rank {}) has not", mask, rank)};
+  std::vector<std::int64_t> dims(out.size(), 1);
+  for (std::size_t d = 0; d < out.size(); ++d)
+    if (mask & (std::int64_t{1} << d)) dims[d] = out[d];
+  return dims;
+}
+
+// --attr-post-ops=relu+add:f32:per_oc+sum: unary eltwise post-ops, binary ones (add, sub, mul,
+// div, max, min with a data type and a policy or mask) and `sum` (dst += the op's result: a
+// residual add of a full tensor; with a scale of 1 only) as pointwise nodes.
+std::vector<PostOp> post_op_nodes(const Problem& p) {
   const std::string text = p.get("attr-post-ops");
-  std::vector<std::string> ops;
+  std::vector<PostOp> ops;
   if (text.empty()) return ops;
   static const std::map<std::string, std::string> unary{{"relu", "relu_fwd"},
                                                         {"gelu_erf", "gelu_fwd"},
@@ -340,35 +383,77 @@ std::vector<std::string> post_op_nodes(const Problem& p) {
                                                         {"sqrt", "sqrt"},
                                                         {"abs", "abs"},
                                                         {"eltwise_relu", "relu_fwd"}};
+  static const std::set<std::string> binary{"add", "sub", "mul", "div", "max", "min"};
   for (const auto& op : split(text, '+')) {
     const auto parts = split(op, ':');
+    if (binary.count(parts[0])) {
+      PostOp post;
+      post.op = parts[0];
+      post.binary = true;
+      if (parts.size() > 1) {
+        const auto type = benchdnn_dtype(parts[1]);
+        if (!type) throw NotImportable{fmt::format("post-op {}: data type {} is not imported", op, parts[1])};
+        post.type = *type;
+      }
+      const std::string policy = parts.size() > 2 ? parts[2] : "common";
+      if (const auto mask = parse_size(policy))
+        post.mask = static_cast<std::int64_t>(*mask);
+      else
+        post.policy = policy;
+      ops.push_back(post);
+      continue;
+    }
+    if (parts[0] == "sum") {
+      if (parts.size() > 1 && parts[1] != "1" && parts[1] != "1.0" && parts[1] != "1.f")
+        throw NotImportable{fmt::format("post-op {} (a scaled sum) is not imported", op)};
+      if (parts.size() > 2 && parts[2] != "0")
+        throw NotImportable{fmt::format("post-op {} (a sum with a zero point) is not imported", op)};
+      PostOp post;
+      post.op = "add";
+      post.binary = true;
+      post.policy = "per_tensor";
+      ops.push_back(post);
+      continue;
+    }
     const auto it = unary.find(parts[0]);
     if (it == unary.end())
-      throw NotImportable{fmt::format("post-op {} is not imported (unary eltwise post-ops are)", parts[0])};
+      throw NotImportable{
+          fmt::format("post-op {} is not imported (unary eltwise, binary and sum post-ops are)", parts[0])};
     if (parts.size() > 1 && !(parts[0] == "relu" && (parts[1] == "0" || parts[1] == "0.0")))
       throw NotImportable{fmt::format("post-op {} with parameters is not imported", op)};
-    ops.push_back(it->second);
+    PostOp post;
+    post.op = it->second;
+    ops.push_back(post);
   }
   return ops;
 }
 
-// Adds the post-ops after `out` (an intermediate when there are any) and returns the final uid.
-void finish_with_post_ops(GraphBuilder& b, const std::vector<std::string>& ops, std::int64_t from,
+// Adds the post-ops after `from` (an intermediate when there are any); the last writes `y`.
+void finish_with_post_ops(GraphBuilder& b, const std::vector<PostOp>& ops, std::int64_t from,
                           const std::vector<std::int64_t>& dims, const std::vector<std::int64_t>& strides,
                           DataType type) {
   std::int64_t current = from;
   for (std::size_t k = 0; k < ops.size(); ++k) {
     const bool last = k + 1 == ops.size();
+    std::int64_t other = -1;
+    if (ops[k].binary) {
+      const auto other_dims = binary_input_dims(ops[k], dims);
+      // A full-size input (a residual) takes the output's layout; a broadcast one is packed.
+      other = b.tensor(fmt::format("post_op_{}_src1", k), other_dims,
+                       other_dims == dims ? strides : std::vector<std::int64_t>{}, ops[k].type);
+    }
     const std::int64_t next =
         last ? b.tensor("y", dims, strides, type) : b.intermediate(fmt::format("post_op_{}", k), dims);
-    b.pointwise(ops[k], current, -1, next, fmt::format("post_op_{}", k));
+    b.pointwise(ops[k].op, current, other, next, fmt::format("post_op_{}", k));
     current = next;
   }
 }
 
 std::string problem_name(const Where& where, const std::string& driver, const std::string& what,
                          const std::string& descriptor_name) {
-  std::string stem = fs::path(where.file()).stem().string();
+  fs::path file(where.file());
+  if (is_compressed_file_path(file)) file = file.stem();  // verbose.log.gz: named as verbose.log is
+  std::string stem = file.stem().string();
   std::string name = fmt::format("{}_l{}_{}_{}", stem, where.line(), driver, what);
   if (!descriptor_name.empty()) name += "_" + descriptor_name;
   return name;

@@ -10,7 +10,9 @@
 #include <stdexcept>
 
 #include "graph/errors.hpp"
+#include "input/archive.hpp"
 #include "input/benchdnn.hpp"
+#include "input/log_lines.hpp"
 #include "input/miopen_driver.hpp"
 #include "input/onednn_verbose.hpp"
 #include "input/text_lines.hpp"
@@ -49,6 +51,13 @@ std::optional<SourceFormat> detect_source_format(const fs::path& path) {
   if (!fs::is_regular_file(path, ec)) return std::nullopt;
   const std::string ext = path.extension().string();
   if (ext == ".onnx") return SourceFormat::onnx;
+  // A compressed log (verbose.log.gz): its first lines, decompressed.
+  if (is_compressed_file_path(path)) {
+    std::istringstream head(log_head(path, kSniffBytes));
+    for (std::string line; std::getline(head, line);)
+      if (is_onednn_verbose_line(line)) return SourceFormat::onednn_verbose;
+    return std::nullopt;
+  }
   if (ext == ".json" || ext == ".tar" || ext == ".gz" || ext == ".tgz" || ext == ".xz" || ext == ".bz2" ||
       ext == ".zip")
     return std::nullopt;

@@ -1,11 +1,12 @@
 #include "input/onednn_verbose.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <cctype>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
+#include <functional>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -13,6 +14,7 @@
 
 #include "graph/errors.hpp"
 #include "input/benchdnn.hpp"
+#include "input/log_lines.hpp"
 
 namespace dnnbench {
 namespace {
@@ -76,23 +78,40 @@ std::map<std::string, Md> parse_mds(const std::string& field) {
 
 // A layout the primitive chose for itself (aBcd8b: channels in blocks of 8) is not what the
 // framework held; its outer dims' order (abcd) is the logical layout the framework's tensor had
-// before oneDNN reordered it.
+// before oneDNN reordered it. A blocked layout whose outer order no framework holds (BAcd16a16b:
+// the weights of a backward-data convolution, blocked transposed) came from a plain tensor: the
+// identity order then.
 std::string plain_order(const std::string& tag) {
   std::string out;
+  bool blocked = false;
   for (char c : tag) {
-    if (std::isdigit(static_cast<unsigned char>(c))) break;
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      blocked = true;
+      break;
+    }
     out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   }
-  return out;
+  if (!blocked || out.size() < 3) return out;
+  std::string identity, channels_last;
+  for (std::size_t i = 0; i < out.size(); ++i) identity += static_cast<char>('a' + i);
+  channels_last = identity.substr(0, 1) + identity.substr(2) + identity.substr(1, 1);  // acdb
+  return out == identity || out == channels_last ? out : identity;
 }
 
-// `attr-post-ops:eltwise_relu+eltwise_gelu_erf` -> "relu+gelu_erf"; empty without post-ops.
+// The post-ops in benchdnn's spelling: `attr-post-ops:eltwise_relu+binary_add:f32:2+sum` ->
+// "relu+add:f32:2+sum" (a binary op's data type and mask of broadcast dims; oneDNN 3.x adds the
+// input's tag after the mask, which the graph does not need); empty without post-ops.
 std::string post_ops(const std::string& attrs) {
   for (const auto& a : split_fields(attrs, ' ')) {
     if (!a.starts_with("attr-post-ops:")) continue;
     std::string out;
     for (auto op : split_fields(a.substr(14), '+')) {
       if (op.starts_with("eltwise_")) op = op.substr(8);
+      if (op.starts_with("binary_")) {
+        const auto parts = split_fields(op.substr(7), ':');
+        op.clear();
+        for (std::size_t k = 0; k < parts.size() && k < 3; ++k) op += (k ? ":" : "") + parts[k];
+      }
       out += (out.empty() ? "" : "+") + op;
     }
     return out;
@@ -291,13 +310,22 @@ ImportResult import_onednn_verbose_text(const std::string& text, const std::stri
 }
 
 ImportResult import_onednn_verbose_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path.string(), "", std::string("cannot open the file: ") + std::strerror(errno));
   VerboseReader reader(path.string());
-  std::string line;
-  std::size_t number = 0;
-  while (std::getline(in, line)) reader.line(line, ++number);
-  return reader.finish();
+  // A log of gigabytes takes a while: say how far it is, on a terminal only.
+  const bool terminal = ::isatty(STDERR_FILENO) != 0;
+  const auto progress = [&](std::uint64_t bytes) {
+    fmt::print(stderr, "\rdnnbench: reading {}: {} MiB", path.string(), bytes >> 20);
+  };
+  const auto end = for_each_log_line(
+      path, [&](std::string_view line, std::size_t number) { reader.line(line, number); },
+      terminal ? std::function<void(std::uint64_t)>(progress) : nullptr);
+  if (terminal && end.bytes >= (16ull << 20)) fmt::print(stderr, "\n");
+  auto result = reader.finish();
+  if (!end.problem.empty())
+    result.not_imported.push_back(
+        {fmt::format("{}:{}", path.string(), end.lines + 1), "log",
+         fmt::format("the file ends here: {}; the lines before were imported", end.problem)});
+  return result;
 }
 
 }  // namespace dnnbench

@@ -19,6 +19,7 @@
 #include "graph/cost.hpp"
 #include "input/archive.hpp"
 #include "isolate/child_process.hpp"
+#include "isolate/child_protocol.hpp"
 #include "isolate/stack_dump.hpp"
 #include "providers/registry.hpp"
 #include "run/graph_loader.hpp"
@@ -27,11 +28,9 @@
 namespace dnnbench {
 namespace {
 
-// A worker's first line on its reply pipe: it has started. Its start (exec, loading the
-// libraries) is not the graph's: the per-graph deadline begins after it, and the start has its own
-// generous limit (a start under a sanitizer on a busy 2-core machine took over 1 s; a hung one is
-// still caught).
-constexpr std::string_view kWorkerReadyLine = R"({"ready":true})";
+// A worker's start (exec, loading the libraries) is not the graph's: the per-graph deadline begins
+// after its ready line, and the start has its own generous limit (a start under a sanitizer on a
+// busy 2-core machine took over 1 s; a hung one is still caught).
 constexpr double kWorkerStartLimitS = 120;
 
 // The row a child died in, as the results show it.
@@ -53,21 +52,6 @@ bool ended_badly(const RowResult& row) {
   return row.status == RowStatus::error || row.status == RowStatus::timeout;
 }
 
-nlohmann::json request_to_json(const ChildRequest& request, std::uint64_t id) {
-  return {{"id", id},
-          {"graph_file", request.graph_file},
-          {"graph_path", request.graph_path},
-          {"journal", request.journal},
-          {"max_rows", request.max_rows},
-          {"dump_folder", request.dump_folder}};
-}
-
-ChildRequest request_from_json(const nlohmann::json& json) {
-  return {json.at("graph_file").get<std::string>(), json.at("graph_path").get<std::string>(),
-          json.at("journal").get<std::string>(), json.at("max_rows").get<std::size_t>(),
-          json.at("dump_folder").get<std::string>()};
-}
-
 // How one child's attempt at a graph ended: `replied` only for a worker that said it was done
 // (and is still running); otherwise `outcome` says how the child ended.
 struct Attempt {
@@ -78,10 +62,10 @@ struct Attempt {
 class IsolatedExecutorImpl final : public IsolatedExecutor {
  public:
   IsolatedExecutorImpl(IsolationMode mode, std::optional<double> timeout_s,
-                       std::vector<std::string> child_arguments)
+                       std::vector<std::string> run_arguments)
       : mode_(mode),
         timeout_s_(timeout_s),
-        child_arguments_(std::move(child_arguments)),
+        run_arguments_(std::move(run_arguments)),
         folder_("dnnbench-isolate") {}
 
   std::size_t children_started() const override { return children_started_; }
@@ -93,9 +77,9 @@ class IsolatedExecutorImpl final : public IsolatedExecutor {
       JournalWriter seed(journal, nlohmann::json::object(), /*append=*/false);
       for (const auto& [key, row] : finished.all()) seed.row_finished(result, row);
     }
-    const ChildRequest request{input.file.string(), input.path, journal.string(),
-                               mode_ == IsolationMode::row ? std::size_t{1} : std::size_t{0},
-                               result.dump_folder.value_or("")};
+    const GraphJob request{input.file.string(), input.path, journal.string(),
+                           mode_ == IsolationMode::row ? std::size_t{1} : std::size_t{0},
+                           result.dump_folder.value_or("")};
     std::set<std::string> reported;  // rows passed to the observer (reused ones never are)
     std::set<std::string> known;     // rows in the report before the current attempt
     for (const auto& [key, row] : finished.all()) {
@@ -170,21 +154,10 @@ class IsolatedExecutorImpl final : public IsolatedExecutor {
     return options;
   }
 
-  std::vector<std::string> base_argv() const {
-    std::vector<std::string> argv{"/proc/self/exe"};
-    argv.insert(argv.end(), child_arguments_.begin(), child_arguments_.end());
-    return argv;
-  }
-
   // --isolate row: one child per row, as it was before workers (its point is a fresh process for
   // every row).
-  Attempt run_child(const ChildRequest& request) {
-    auto argv = base_argv();
-    argv.insert(argv.end(), {"--isolated-child-graph", request.graph_file, "--isolated-child-path",
-                             request.graph_path, "--isolated-child-journal", request.journal,
-                             "--isolated-child-rows", std::to_string(request.max_rows)});
-    if (!request.dump_folder.empty())
-      argv.insert(argv.end(), {"--isolated-child-dump-folder", request.dump_folder});
+  Attempt run_child(const GraphJob& request) {
+    const auto argv = child_command({run_arguments_, request}, folder_.path());
     ++children_started_;
     return {false, run_child_process(argv, timeout_s_, child_options())};
   }
@@ -192,11 +165,10 @@ class IsolatedExecutorImpl final : public IsolatedExecutor {
   // --isolate graph: the worker serves the request; a worker that ended is replaced by the next
   // request's. One that died between two graphs (after replying) is replaced silently: its graph
   // finished, and the next has not started.
-  Attempt ask_worker(const ChildRequest& request) {
+  Attempt ask_worker(const GraphJob& request) {
     if (worker_ && !worker_->running()) worker_.reset();
     if (!worker_) {
-      auto argv = base_argv();
-      argv.push_back("--isolated-child-worker");
+      const auto argv = child_command({run_arguments_, WorkerJobs{}}, folder_.path());
       worker_ = std::make_unique<WorkerProcess>(argv, child_options());
       ++children_started_;
       auto ready = worker_->wait_until_ready(kWorkerReadyLine, kWorkerStartLimitS);
@@ -206,21 +178,15 @@ class IsolatedExecutorImpl final : public IsolatedExecutor {
       }
     }
     const auto id = ++requests_;
-    auto reply = worker_->request(request_to_json(request, id).dump(), timeout_s_);
+    auto reply = worker_->request(worker_job_line(request, id), timeout_s_);
     if (!reply.line) {
       worker_.reset();
       return {false, std::move(reply.outcome)};
     }
     // The reply names its request; a worker that says anything else is confused and serves no
     // further graph (the report, not the reply, says what this one did).
-    bool answers = false, retiring = false;
-    try {
-      const auto json = nlohmann::json::parse(*reply.line);
-      answers = json.at("id").get<std::uint64_t>() == id;
-      retiring = json.contains("retiring");
-    } catch (const std::exception&) {
-    }
-    if (!answers || retiring) retire_worker();
+    const auto answer = job_done_from_line(*reply.line);
+    if (!answer || answer->id != id || !answer->retiring.empty()) retire_worker();
     return {true, std::move(reply.outcome)};
   }
 
@@ -231,8 +197,8 @@ class IsolatedExecutorImpl final : public IsolatedExecutor {
 
   IsolationMode mode_;
   std::optional<double> timeout_s_;
-  std::vector<std::string> child_arguments_;
-  ScopedTempDir folder_;  // the children's reports
+  std::vector<std::string> run_arguments_;
+  ScopedTempDir folder_;  // the children's requests and reports
   std::size_t graphs_ = 0;
   std::size_t children_started_ = 0;
   std::uint64_t requests_ = 0;
@@ -267,7 +233,7 @@ void write_reply(int fd, const std::string& line) {
 
 // One graph, in process, reported to request.journal, with `executor` (whose providers may have
 // served earlier graphs).
-void run_request(const ChildRequest& request, const RunOptions& options, GraphExecutor& executor) {
+void run_request(const GraphJob& request, const RunOptions& options, GraphExecutor& executor) {
   const GraphInput input{request.graph_path, request.graph_file, std::nullopt};
   GraphLoader loader(options);
   GraphResult result;
@@ -338,11 +304,11 @@ double default_child_timeout_s(const RunOptions& options, IsolationMode mode) {
 }
 
 std::unique_ptr<IsolatedExecutor> make_isolated_executor(IsolationMode mode, std::optional<double> timeout_s,
-                                                         std::vector<std::string> child_arguments) {
-  return std::make_unique<IsolatedExecutorImpl>(mode, timeout_s, std::move(child_arguments));
+                                                         std::vector<std::string> run_arguments) {
+  return std::make_unique<IsolatedExecutorImpl>(mode, timeout_s, std::move(run_arguments));
 }
 
-int run_isolated_child(const ChildRequest& request, const RunOptions& options) {
+int run_isolated_child(const GraphJob& request, const RunOptions& options) {
   install_stack_dump_handler();  // a timed-out row then says where this child was waiting
   const auto executor = make_in_process_executor(options, request.max_rows);
   run_request(request, options, *executor);
@@ -357,8 +323,7 @@ int run_isolated_worker(const RunOptions& options) {
   std::map<std::size_t, std::unique_ptr<GraphExecutor>> executors;
   for (std::string line; std::getline(std::cin, line);) {
     if (line.empty()) continue;
-    const auto json = nlohmann::json::parse(line);
-    const auto request = request_from_json(json);
+    const auto [request, id] = worker_job_from_line(line);
     auto& executor = executors[request.max_rows];
     if (!executor) executor = make_in_process_executor(options, request.max_rows);
     run_request(request, options, *executor);
@@ -366,9 +331,7 @@ int run_isolated_worker(const RunOptions& options) {
     // says so in its reply, and the parent starts a fresh one for the next graph.
     // (Only this graph's executor can have lost it: a loss in an earlier graph ended the worker.)
     const bool lost = executor->device_lost();
-    nlohmann::json reply{{"id", json.at("id")}};
-    if (lost) reply["retiring"] = "device lost";
-    write_reply(replies, reply.dump() + "\n");
+    write_reply(replies, job_done_line({id, lost ? "device lost" : ""}) + "\n");
     if (lost) break;
   }
   close(replies);

@@ -2,7 +2,8 @@
 // Crash isolation (--isolate graph|row): graphs (or rows) run in a child process of this same
 // binary, so a crash of a library (segfault, abort, a sticky CUDA error, an out-of-memory kill) or
 // a hang (--timeout-s) costs one row, not the suite. The child runs the rows in process and
-// reports through a journal file per graph (run/journal.hpp) that the parent reads:
+// reports through a journal file per graph (run/journal.hpp) that the parent reads (the child
+// protocol, isolate/child_protocol.hpp):
 //   - a row the child started and did not finish becomes an `error` row (how the child died and
 //     the tail of its stderr) or a `timeout` row, written into that file so that the next child
 //     skips it;
@@ -22,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "isolate/child_protocol.hpp"
 #include "run/suite_runner.hpp"
 #include "session/run_options.hpp"
 
@@ -42,31 +44,22 @@ IsolationMode default_isolation(const std::vector<std::string>& provider_names);
 // `rows` is how many rows one child runs at most (1 with --isolate row).
 double default_child_timeout_s(const RunOptions& options, IsolationMode mode);
 
-// What the parent tells a child (hidden command-line flags, cli/commands.cpp).
-// A worker gets the same, one JSON line per graph on its stdin.
-struct ChildRequest {
-  std::string graph_file;    // where to read the graph
-  std::string graph_path;    // its name in results (e.g. "suite.tar.gz:a.json")
-  std::string journal;       // where to report; rows already in it are reused
-  std::size_t max_rows = 0;  // rows to run before exiting; 0: the whole graph
-  std::string dump_folder;   // --dump-tensors: the graph's folder there (the parent's choice)
-};
-
 // The parent's executor; it also says how many child processes it started (the run's metadata).
 class IsolatedExecutor : public GraphExecutor {
  public:
   virtual std::size_t children_started() const = 0;
 };
 
-// `child_arguments`: the command line after the program name (the run subcommand and its
-// options), to which the child flags are added.
+// `run_arguments`: the run's arguments after `run`, which every child parses as its own
+// (isolate/child_protocol.hpp).
 std::unique_ptr<IsolatedExecutor> make_isolated_executor(IsolationMode mode, std::optional<double> timeout_s,
-                                                         std::vector<std::string> child_arguments);
+                                                         std::vector<std::string> run_arguments);
 
-// A child's whole work: one graph, in process, reported to request.journal. Returns the exit code.
-int run_isolated_child(const ChildRequest& request, const RunOptions& options);
+// A child's whole work (role graph): one graph, in process, reported to request.journal. Returns
+// the exit code.
+int run_isolated_child(const GraphJob& request, const RunOptions& options);
 
-// A worker's whole work (--isolated-child-worker): reads one request per line on stdin, runs it
+// A worker's whole work (role worker): reads one job per line on stdin, runs it
 // as run_isolated_child does (the providers stay loaded from one graph to the next), and writes
 // one line on stdout when it is done. Returns 0 at the end of stdin. Its stdout then points at
 // /dev/null, so that what a library prints cannot be taken for a reply.

@@ -239,13 +239,10 @@ std::string profiling_refusal(ProfileRequest& request, const std::string& path_e
   return "";
 }
 
-std::vector<std::string> profile_child_arguments(const std::string& self, const std::string& graph_file,
-                                                 const RowResult& row, const RunOptions& options,
-                                                 std::int64_t executions) {
+ChildRequest profile_child_request(const std::string& graph_file, const RowResult& row,
+                                   const RunOptions& options, std::int64_t executions) {
   // The allowlist: nothing else of the parent's command line reaches the child.
-  std::vector<std::string> argv{self,
-                                "run",
-                                "-q",
+  std::vector<std::string> argv{"-q",
                                 "--progress",
                                 "none",
                                 "-g",
@@ -254,8 +251,6 @@ std::vector<std::string> profile_child_arguments(const std::string& self, const 
                                 row.provider,
                                 "--engine",
                                 row.engine_id.value_or(""),
-                                "--profile-child-plan",
-                                row.plan_name.value_or(""),
                                 "--seed",
                                 std::to_string(options.seed),
                                 "--fp32-math",
@@ -273,7 +268,7 @@ std::vector<std::string> profile_child_arguments(const std::string& self, const 
                                 "0"};  // the row stored its plan: no child processes under ncu
   if (options.provider_settings.cudnn_heur_mode)
     argv.insert(argv.end(), {"--heur-mode", *options.provider_settings.cudnn_heur_mode});
-  return argv;
+  return {argv, ProfiledPlan{row.plan_name.value_or("")}};
 }
 
 std::vector<std::string> ncu_command(const ProfileRequest& request, const std::string& report_base,
@@ -433,6 +428,7 @@ void profile_rows(SuiteResult& suite, const std::map<std::string, fs::path>& gra
   std::error_code ec;
   fs::create_directories(request.directory, ec);
   const auto self = self_executable();
+  const ScopedTempDir requests("dnnbench-profile");
   std::size_t index = 0;
   for (auto& graph : suite.graphs) {
     const auto file = graph_files.find(graph.graph_path);
@@ -449,7 +445,8 @@ void profile_rows(SuiteResult& suite, const std::map<std::string, fs::path>& gra
       try {
         if (file == graph_files.end()) throw std::runtime_error("the graph's file is gone");
         const auto child =
-            profile_child_arguments(self, file->second.string(), row, options, request.executions);
+            child_command(profile_child_request(file->second.string(), row, options, request.executions),
+                          requests.path(), self);
         const auto run = run_ncu(request, base, child);
         p.report_path = run.report, p.csv_path = run.csv;
         p.kernels = kernels_from_ncu_csv(read_file(run.csv), request.executions);

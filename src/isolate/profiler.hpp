@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "isolate/child_protocol.hpp"
 #include "report/results.hpp"
 #include "session/run_options.hpp"
 
@@ -44,11 +45,10 @@ std::string profiling_refusal(ProfileRequest& request, const std::string& path_e
 // /proc/driver/nvidia/params ("RmProfilingAdminOnly: 1"); empty when they can.
 std::string counter_permission_problem(std::string_view nvidia_params_text, bool is_root);
 
-// The profiled child's command line after the profiler's own arguments: this binary and the
-// allowlisted `run` arguments for one row.
-std::vector<std::string> profile_child_arguments(const std::string& self, const std::string& graph_file,
-                                                 const RowResult& row, const RunOptions& options,
-                                                 std::int64_t executions);
+// The profiled child's request (role profile, isolate/child_protocol.hpp): the allowlisted `run`
+// arguments for one row, and the row's plan.
+ChildRequest profile_child_request(const std::string& graph_file, const RowResult& row,
+                                   const RunOptions& options, std::int64_t executions);
 // The whole command: ncu, its options (capture range only, no clock or cache control, so that
 // kernel times compare with dnnbench's own), the report path, then the child.
 std::vector<std::string> ncu_command(const ProfileRequest& request, const std::string& report_base,

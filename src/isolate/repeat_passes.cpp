@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "input/archive.hpp"
+#include "isolate/child_protocol.hpp"
 #include "report/json_read.hpp"
 #include "run/journal.hpp"
 #include "sys/interrupt.hpp"
@@ -87,6 +89,7 @@ SuiteResult suite_from_pass_journal(const std::string& journal_path) {
 
 std::vector<RepeatPassOutcome> run_repeat_passes(const RepeatPassRequest& request) {
   std::vector<RepeatPassOutcome> outcomes;
+  const ScopedTempDir requests("dnnbench-repeat");
   for (int pass = 1; pass <= request.passes && !stop_requested(); ++pass) {
     RepeatPassOutcome out;
     out.pass = pass;
@@ -103,12 +106,9 @@ std::vector<RepeatPassOutcome> run_repeat_passes(const RepeatPassRequest& reques
       }
     }
     if (!out.reused) {
-      std::vector<std::string> argv{"/proc/self/exe"};
-      argv.insert(argv.end(), request.child_arguments.begin(), request.child_arguments.end());
-      // The last of repeated flags wins (cli/option_binder.cpp), so these override the user's.
-      argv.insert(argv.end(), {"--repeat-pass", std::to_string(pass), "-o", out.results_path, "--journal",
-                               out.journal_path, "-q", "--progress", "none"});
-      if (request.resume) argv.emplace_back("--resume");
+      const auto argv = child_command(
+          {request.run_arguments, RepeatPass{pass, out.results_path, out.journal_path, request.resume}},
+          requests.path());
       if (request.note) request.note(fmt::format("pass {}/{}: started", pass, request.passes));
       const auto start = std::chrono::steady_clock::now();
       // No deadline of its own: each pass's rows keep the run's own caps and --timeout-s.

@@ -5,7 +5,8 @@
 // passes' spread is the noise between processes at separate times that a verdict of `compare` has
 // to beat; report/pass_merge.hpp merges them. Cost: N times the run (docs/compare.md).
 //
-// Each pass is a plain run (`--repeat-pass K`: no in-process repeats, no CSV, no tuning export)
+// Each pass is a plain run (child role repeat-pass, isolate/child_protocol.hpp: no in-process
+// repeats, no CSV, no tuning export)
 // with its own results and journal, <base>.passK.json and <base>.passK.journal.jsonl, <base>
 // being -o's file (else --journal's, else a temporary folder removed afterwards). With --resume a
 // pass whose results are complete is reused, and the others are resumed from their journals. A
@@ -22,8 +23,8 @@
 namespace dnnbench {
 
 struct RepeatPassRequest {
-  std::vector<std::string> child_arguments;  // the run's command line after the program name
-  std::string base;                          // where pass files go (see above)
+  std::vector<std::string> run_arguments;  // the run's arguments after `run`
+  std::string base;                        // where pass files go (see above)
   int passes = 2;
   bool resume = false;
   // Told when a pass starts and ends, for the console.

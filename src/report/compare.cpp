@@ -122,6 +122,12 @@ ComparedRow pair_rows(const GraphResult& ga, const GraphResult& gb, const RowRes
   out.band = noise.band;
   out.noise_source = noise.source;
   out.verdict = judge(*out.ratio, out.band);
+  // Measured in two machine states (a VM's thread synchronization): not judged.
+  if (const auto differs = host_sync_difference(*a, *b); !differs.empty()) {
+    out.verdict = Verdict::undecided;
+    out.noise_source = "host-sync";
+    out.note = differs;
+  }
   return out;
 }
 
@@ -280,13 +286,14 @@ Comparison compare_runs(const RunFile& ra, const RunFile& rb, const CompareOptio
         c.only_in_a.push_back(fmt::format("{} {} {}", ga.graph_name, row.provider, engine_of(row)));
   // The whole comparison's own spread widens the rows' bands where it is larger
   // (report/noise_model.hpp, suite_spread_band).
+  // Rows measured in two machine states (host-sync) are left out of it and stay unjudged.
   std::vector<double> ratios;
   for (const auto& row : c.rows)
-    if (row.verdict) ratios.push_back(row.ratio->ratio);
+    if (row.verdict && row.noise_source != "host-sync") ratios.push_back(row.ratio->ratio);
   c.suite_band = suite_spread_band(ratios);
   if (c.suite_band)
     for (auto& row : c.rows)
-      if (row.verdict && *c.suite_band > row.band) {
+      if (row.verdict && row.noise_source != "host-sync" && *c.suite_band > row.band) {
         row.band = *c.suite_band;
         row.noise_source = "suite-spread";
         row.verdict = judge(*row.ratio, row.band);

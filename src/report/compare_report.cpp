@@ -99,6 +99,11 @@ void print_comparison(std::ostream& out, const Comparison& c) {
     const int judged = c.faster + c.slower + c.same + c.undecided;
     fmt::print(out, "Noise bands set by: {}; UNDECIDED {:.1f}% of {} judged\n", fmt::join(parts, ", "),
                judged ? 100.0 * c.undecided / judged : 0.0, judged);
+    if (const auto it = sources.find("host-sync"); it != sources.end())
+      fmt::print(out,
+                 "{} row(s) UNDECIDED (host-sync): the two runs measured them while the machine's thread "
+                 "synchronization differed (a VM's vCPUs); re-run, or measure with OMP_NUM_THREADS=1\n",
+                 it->second);
   }
   if (!c.only_in_a.empty() || !c.only_in_b.empty())
     fmt::print(out, "Not joined: {} row(s) only in A, {} only in B\n", c.only_in_a.size(),

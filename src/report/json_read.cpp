@@ -150,6 +150,9 @@ std::optional<TimingInfo> timing_from_json(const json& t) {
   if (const auto& p = at_or_null(t, "placements"); !p.is_null())
     timing.placements = TimingInfo::Placements{get<std::int64_t>(p, "chunks"),
                                                get<std::vector<double>>(p, "medians_ms"), num(p, "spread")};
+  if (const auto& h = at_or_null(t, "host_sync"); !h.is_null())
+    timing.host_sync =
+        TimingInfo::HostSync{get<std::int64_t>(h, "threads"), num(h, "before_us"), num(h, "after_us")};
   timing.pacing = get_if_present<std::string>(t, "pacing").value_or("off");
   timing.pacing_idle_ms = get_if_present<double>(t, "pacing_idle_ms").value_or(0);
   timing.clocks = clocks_from_json(at(t, "clocks"), at(t, "clock_unstable"));

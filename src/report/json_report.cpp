@@ -52,6 +52,11 @@ json placements_to_json(const std::optional<TimingInfo::Placements>& p) {
   return {{"chunks", p->chunks}, {"medians_ms", p->medians_ms}, {"spread", p->spread}};
 }
 
+json host_sync_to_json(const std::optional<TimingInfo::HostSync>& h) {
+  if (!h) return nullptr;
+  return {{"threads", h->threads}, {"before_us", h->before_us}, {"after_us", h->after_us}};
+}
+
 json timing_to_json(const std::optional<TimingInfo>& timing) {
   if (!timing) return nullptr;
   return {
@@ -76,6 +81,7 @@ json timing_to_json(const std::optional<TimingInfo>& timing) {
       {"pacing_idle_ms", timing->pacing_idle_ms},
       {"other_regime", other_regime_to_json(timing->other_regime)},
       {"placements", placements_to_json(timing->placements)},
+      {"host_sync", host_sync_to_json(timing->host_sync)},
       {"clocks", clocks_to_json(timing->clocks)},
       {"clock_unstable", timing->clocks ? json(timing->clocks->clock_unstable) : json(nullptr)},
       {"samples_ms", timing->samples_ms.empty() ? json(nullptr) : json(timing->samples_ms)}};

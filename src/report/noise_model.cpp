@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "report/peaks.hpp"
 
 namespace dnnbench {
@@ -149,6 +151,35 @@ std::optional<double> suite_spread_band(const std::vector<double>& ratios) {
 
 double cross_run_band(bool gpu_kernel_time, double min_effect) {
   return std::max(min_effect, gpu_kernel_time ? kGpuRunToRunFloor : kCpuRunToRunFloor);
+}
+
+std::string host_sync_difference(const RowResult& a, const RowResult& b) {
+  if (!a.timing || !b.timing || !a.timing->host_sync || !b.timing->host_sync) return "";
+  const double x = a.timing->host_sync->mean_us(), y = b.timing->host_sync->mean_us();
+  if (x <= 0 || y <= 0 || std::max(x, y) / std::min(x, y) <= kHostSyncTolerance) return "";
+  return fmt::format("the machine's thread synchronization differed: {:.2f} us in A, {:.2f} us in B", x, y);
+}
+
+std::string host_sync_warning(const std::vector<GraphResult>& graphs) {
+  double lo = 0, hi = 0;
+  std::size_t rows = 0;
+  for (const auto& g : graphs)
+    for (const auto& row : g.results)
+      if (row.timing && row.timing->host_sync)
+        for (const double us : {row.timing->host_sync->before_us, row.timing->host_sync->after_us}) {
+          if (us <= 0) continue;
+          lo = rows == 0 ? us : std::min(lo, us);
+          hi = rows == 0 ? us : std::max(hi, us);
+          ++rows;
+        }
+  if (rows == 0 || hi / lo <= kHostSyncTolerance) return "";
+  return fmt::format(
+      "this machine's thread synchronization moved between {:.2f} and {:.2f} us during the run (a VM's "
+      "vCPUs): "
+      "multi-threaded CPU rows move with it, and `compare` leaves rows measured in different states "
+      "UNDECIDED; "
+      "OMP_NUM_THREADS=1 measures without it",
+      lo, hi);
 }
 
 }  // namespace dnnbench

@@ -89,6 +89,22 @@ double placement_spread_multiple(std::int64_t chunks);
 // which compare's geomean line then shows.
 std::optional<double> suite_spread_band(const std::vector<double>& ratios);
 
+// Two multi-threaded CPU rows measured in different machine states: their fork-join times
+// (TimingInfo::host_sync, the mean of before and after) differ by more than this ratio. On a
+// 2-vCPU VM the fast state read 0.95-1.00 us and the slow one 1.15-1.35 us, and rows moved up to
+// 2.8x between them (bench/results/cpu-thread-sync.json); within one state the probe varied by
+// under 5%.
+inline constexpr double kHostSyncTolerance = 1.10;
+
+// "the machine's thread synchronization differed: 0.97 us in A, 1.31 us in B" when both rows
+// recorded it and it differs by more than kHostSyncTolerance; "" otherwise. Such a pair is not
+// judged (UNDECIDED): its ratio is the machine's as much as the code's.
+std::string host_sync_difference(const RowResult& a, const RowResult& b);
+
+// A warning when the machine's thread synchronization moved by more than kHostSyncTolerance over
+// one run's rows (their TimingInfo::host_sync); "" when it held (or no row recorded it).
+std::string host_sync_warning(const std::vector<GraphResult>& graphs);
+
 // The band for comparing today's time with a time stored by another run (--plans-from): the
 // run-to-run floor of the device kind, or `min_effect` when larger.
 double cross_run_band(bool gpu_kernel_time, double min_effect);

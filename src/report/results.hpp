@@ -80,6 +80,15 @@ struct TimingInfo {
     double spread = 0;
   };
   std::optional<Placements> placements;
+  // A multi-threaded CPU row's machine state (sys/thread_sync_probe.hpp): the fork-join time of
+  // the run's threads just before and just after the row's samples. `compare` does not judge two
+  // rows measured in different states (report/noise_model.hpp, host_sync_differs).
+  struct HostSync {
+    std::int64_t threads = 0;
+    double before_us = 0, after_us = 0;
+    double mean_us() const { return (before_us + after_us) / 2; }
+  };
+  std::optional<HostSync> host_sync;
 };
 
 // One kernel of a row's execution, from CUPTI kernel activity.

@@ -9,6 +9,7 @@
 #include "graph/memory.hpp"
 #include "measure/host_timer.hpp"
 #include "session/kernel_record.hpp"
+#include "sys/thread_sync_probe.hpp"
 
 namespace dnnbench {
 namespace {
@@ -290,6 +291,10 @@ Measurement PlanSession::measure(StoppingRule& rule, bool keep_samples) {
   const auto n = batch();
   std::vector<double> host_samples, kernel_samples;
   auto sampler = started_clock_sampler(clock_source_);
+  // A multi-threaded host row: the machine's fork-join time around its samples.
+  const bool probe_sync = !device_timed() && measure_options_.host_sync_threads >= 2;
+  const auto sync_before =
+      probe_sync ? thread_sync_us(measure_options_.host_sync_threads) : std::optional<double>();
   HostTimer wall;
   const double idle_before = paced_->idle_total_ms();
   double timed_ms = 0;
@@ -320,18 +325,23 @@ Measurement PlanSession::measure(StoppingRule& rule, bool keep_samples) {
   steady_samples_.clear();  // used once: a second measure() takes fresh samples
   steady_readings_.clear();
   // Each placement's chunk takes its share of the rule's minimums; after the last placement the
-  // rule runs on to its end where it is.
+  // rule runs on to its end where it is. A rule already at a cap (a microsecond kernel's warm-up
+  // samples can fill the 2000-sample cap by themselves) still gives every placement its share:
+  // otherwise such a row is one placement, and a re-run that lands its buffers elsewhere differs
+  // by more than its recorded spread.
   auto placements = std::max<std::int64_t>(1, measure_options_.placements);
   if (graph_tensor_bytes(instance_.data().graph()).storage() > kMaxPlacedBytes) placements = 1;
   const auto chunk_samples = (rule.min_samples() + placements - 1) / placements;
   const double chunk_ms = rule.min_elapsed_ms() / static_cast<double>(placements);
   auto chunk_done = [&] {
-    return static_cast<std::int64_t>(chunks.back().size()) >= std::max<std::int64_t>(1, chunk_samples) &&
-           chunk_elapsed_ms >= chunk_ms;
+    const auto taken = static_cast<std::int64_t>(chunks.back().size());
+    // A row at its time cap (a kernel of a second) keeps to it: one sample a placement then.
+    if (rule.finished() && rule.stop_reason() == "time-cap") return taken >= 1;
+    return taken >= std::max<std::int64_t>(1, chunk_samples) && chunk_elapsed_ms >= chunk_ms;
   };
   for (;;) {
     const bool more_placements = static_cast<std::int64_t>(chunks.size()) < placements;
-    if (rule.finished() && (rule.exact_count() || !rule.converged() || !more_placements)) break;
+    if (rule.finished() && (rule.exact_count() || (!more_placements && chunk_done()))) break;
     if (more_placements && chunk_done()) {
       if (move_to_placement(chunks.size())) {
         chunks.emplace_back();
@@ -345,6 +355,10 @@ Measurement PlanSession::measure(StoppingRule& rule, bool keep_samples) {
   }
   Measurement m;
   m.timing.wall_ms = wall.elapsed_ms();
+  if (sync_before)
+    if (const auto sync_after = thread_sync_us(measure_options_.host_sync_threads))
+      m.timing.host_sync =
+          TimingInfo::HostSync{measure_options_.host_sync_threads, *sync_before, *sync_after};
   if (sampler) {
     const auto taken = sampler->stop();
     readings.insert(readings.end(), taken.begin(), taken.end());

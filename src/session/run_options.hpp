@@ -100,6 +100,10 @@ struct MeasureOptions {
   // two processes, by where its buffers landed. Each chunk takes a K-th of the stopping rule's
   // minimum samples and time, so a row costs about what one placement did; 1: one placement.
   std::int64_t placements = 3;
+  // Threads a host row's library runs (env/host_load.hpp, cpu_threads_used): with 2 or more, a
+  // host row records the machine's fork-join time before and after its samples
+  // (TimingInfo::host_sync); 0: not recorded.
+  std::int64_t host_sync_threads = 0;
   // The SM clock's relative movement during sampling above which a row is flagged clock_unstable.
   double clock_tolerance = 0.02;
 };

@@ -87,6 +87,32 @@ TEST_F(Benchdnn, ConvDataTypesTagsAndPostOps) {
   EXPECT_EQ(import("--conv --dt=s8 mb2ic16ih8oc16kh3ph1").not_imported.size(), 1u);
 }
 
+// Binary post-ops broadcast their input by policy or mask; `sum` is a residual add of a full
+// tensor in the output's layout.
+TEST_F(Benchdnn, BinaryAndSumPostOps) {
+  const Graph per_oc = only("--conv --dir=FWD_D --attr-post-ops=add:f32:per_oc+relu mb2ic8ih8oc16kh3ph1");
+  ASSERT_EQ(per_oc.nodes.size(), 3u);
+  EXPECT_EQ(per_oc.nodes[1].as<PointwiseParams>().op, PointwiseOp::add);
+  EXPECT_EQ(dims_of(per_oc, "post_op_0_src1"), (std::vector<std::int64_t>{1, 16, 1, 1}));
+  const Graph masked = only("--conv --dir=FWD_D --attr-post-ops=mul:bf16:2 mb2ic8ih8oc16kh3ph1");
+  EXPECT_EQ(tensor_named(masked, "post_op_0_src1").dtype, DataType::bf16);
+  EXPECT_EQ(masked.nodes[1].as<PointwiseParams>().op, PointwiseOp::mul);
+  const Graph common = only("--matmul --attr-post-ops=max:f32 16x32:32x24");
+  EXPECT_EQ(dims_of(common, "post_op_0_src1"), (std::vector<std::int64_t>{1, 1}));
+  const Graph residual =
+      only("--conv --dir=FWD_D --stag=axb --dtag=axb --attr-post-ops=sum+relu mb2ic8ih8oc16kh3ph1");
+  ASSERT_EQ(residual.nodes.size(), 3u);
+  EXPECT_EQ(dims_of(residual, "post_op_0_src1"), (std::vector<std::int64_t>{2, 16, 8, 8}));
+  EXPECT_EQ(tensor_named(residual, "post_op_0_src1").strides, tensor_named(residual, "y").strides);
+  const auto scaled = import("--conv --attr-post-ops=sum:0.5 mb2ic8ih8oc16kh3ph1");
+  ASSERT_EQ(scaled.not_imported.size(), 1u);
+  EXPECT_NE(scaled.not_imported[0].reason.find("scaled sum"), std::string::npos);
+  const auto out_of_rank = import("--matmul --attr-post-ops=add:f32:8 16x32:32x24");
+  ASSERT_EQ(out_of_rank.not_imported.size(), 1u);
+  EXPECT_NE(out_of_rank.not_imported[0].reason.find("mask 8"), std::string::npos);
+  EXPECT_EQ(import("--conv --attr-post-ops=add:f32:per_mb_w mb2ic8ih8oc16kh3ph1").not_imported.size(), 1u);
+}
+
 TEST_F(Benchdnn, OptionListsMakeEveryCombination) {
   const auto r = import("--conv --dir=FWD_D,BWD_D,BWD_W --dt=f32,f16 mb2ic8ih8oc8kh3ph1");
   EXPECT_EQ(r.graphs.size(), 6u);

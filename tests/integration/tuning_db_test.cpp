@@ -215,8 +215,8 @@ TEST(ProfileCommand, MissingNcuIsExit2AtStart) {
   EXPECT_EQ(bad.exit_code, 2);
 }
 
-// A stand-in for ncu: records its arguments, runs the child it was given, writes a report; on
-// --import prints a raw-page CSV of one kernel.
+// A stand-in for ncu: records its arguments and the child's request (`self _child profile FILE`),
+// runs the child it was given, writes a report; on --import prints a raw-page CSV of one kernel.
 // clang-format off
 const char* kFakeNcu = R"SH(#!/bin/sh
 if [ "$1" = "--import" ]; then
@@ -235,6 +235,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 printf '%s\n' "$@" > "$out.argv"
+[ "$2" = "_child" ] && cp "$4" "$out.request.json"
 "$@" || exit $?
 echo report > "$out.ncu-rep"
 )SH";
@@ -268,22 +269,28 @@ TEST(ProfileCommand, EachSuccessfulRowIsRerunInAnAllowlistedChild) {
   EXPECT_TRUE(std::filesystem::exists(p["csv_path"].get<std::string>()));
   EXPECT_NE(r.out.find("Profile (ncu, 3 executions)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("fake_kernel"), std::string::npos) << r.out;
-  // The child's command line: the allowlist, no profiling or oracle flag.
+  // The child's command line: this binary's child entry; its request: the allowlist, no profiling or
+  // oracle flag, and the row's plan.
   std::vector<std::string> argv;
-  for (const auto& entry : std::filesystem::directory_iterator(profiles))
+  json request;
+  for (const auto& entry : std::filesystem::directory_iterator(profiles)) {
     if (entry.path().extension() == ".argv") {
       std::ifstream in(entry.path());
       for (std::string line; std::getline(in, line);) argv.push_back(line);
     }
-  ASSERT_FALSE(argv.empty());
-  for (const auto& a : argv) {
-    EXPECT_EQ(a.find("--profile-dir"), std::string::npos);
-    EXPECT_NE(a, "--profile");
+    if (entry.path().string().ends_with(".request.json")) request = json::parse(read_text(entry.path()));
+  }
+  ASSERT_EQ(argv.size(), 4u);
+  EXPECT_EQ(argv[1], "_child");
+  EXPECT_EQ(argv[2], "profile");
+  ASSERT_TRUE(request.is_object()) << "the fake ncu saw no request file";
+  EXPECT_EQ(request["role"], "profile");
+  EXPECT_EQ(request["job"]["plan"], row["plan_name"]);
+  for (const auto& a : request["run_arguments"]) {
+    EXPECT_EQ(a.get<std::string>().find("--profile"), std::string::npos) << a;
     EXPECT_NE(a, "--oracle");
     EXPECT_NE(a, "-o");
   }
-  EXPECT_NE(std::find(argv.begin(), argv.end(), "--profile-child-plan"), argv.end());
-  EXPECT_NE(std::find(argv.begin(), argv.end(), row["plan_name"].get<std::string>()), argv.end());
 }  // namespace
 
 }  // namespace

@@ -206,34 +206,22 @@ TEST(ProfileChild, CommandLineIsTheAllowlistAndNeverProfiles) {
   options.seed = 7;
   options.oracle.enabled = true;  // nothing of the parent's other options may reach the child
   options.provider_settings.cudnn_heur_mode = "b";
-  const auto child = profile_child_arguments("/bin/dnnbench", "/g/conv.json", row, options, 3);
-  const std::vector<std::string> allowed = {"run",
-                                            "-q",
-                                            "--progress",
-                                            "-g",
-                                            "--provider",
-                                            "--engine",
-                                            "--profile-child-plan",
-                                            "--seed",
-                                            "--fp32-math",
-                                            "--warmup",
-                                            "--iters",
-                                            "--batch",
-                                            "--isolate",
-                                            "--no-kernel-activity",
-                                            "--heur-mode",
-                                            "--compile-ahead"};
-  for (std::size_t i = 1; i < child.size(); ++i) {
-    if (child[i].rfind("-", 0) != 0 && child[i] != "run") continue;
-    EXPECT_NE(std::find(allowed.begin(), allowed.end(), child[i]), allowed.end()) << child[i];
-    EXPECT_NE(child[i], "--profile");
-    EXPECT_NE(child[i], "--oracle");
+  const auto child_request = profile_child_request("/g/conv.json", row, options, 3);
+  EXPECT_EQ(std::get<ProfiledPlan>(child_request.job).plan, "12_k2=1");
+  const auto& child = child_request.run_arguments;
+  const std::vector<std::string> allowed = {
+      "-q",        "--progress",           "-g",          "--provider",     "--engine",
+      "--seed",    "--fp32-math",          "--warmup",    "--iters",        "--batch",
+      "--isolate", "--no-kernel-activity", "--heur-mode", "--compile-ahead"};
+  for (const auto& argument : child) {
+    if (argument.rfind("-", 0) != 0) continue;
+    EXPECT_NE(std::find(allowed.begin(), allowed.end(), argument), allowed.end()) << argument;
+    EXPECT_NE(argument, "--profile");
+    EXPECT_NE(argument, "--oracle");
   }
   const auto at = [&](const std::string& flag) { return *(std::find(child.begin(), child.end(), flag) + 1); };
-  EXPECT_EQ(child[0], "/bin/dnnbench");
   EXPECT_EQ(at("-g"), "/g/conv.json");
   EXPECT_EQ(at("--engine"), "12");
-  EXPECT_EQ(at("--profile-child-plan"), "12_k2=1");
   EXPECT_EQ(at("--seed"), "7");
   EXPECT_EQ(at("--compile-ahead"), "0");  // nothing compiles beside the profiled row
   EXPECT_EQ(at("--fp32-math"), "tf32");

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
+#include "report/compare_report.hpp"
 #include "report/json_read.hpp"
 #include "report/json_report.hpp"
 #include "report/noise_model.hpp"
@@ -131,6 +133,41 @@ TEST(Compare, PlacementSpreadJudgesRunsWithoutRepeat) {
   ASSERT_TRUE(back.timing && back.timing->placements);
   EXPECT_EQ(back.timing->placements->chunks, 3);
   EXPECT_EQ(back.timing->placements->medians_ms, a.suite.graphs[0].results[0].timing->placements->medians_ms);
+}
+
+// Two multi-threaded CPU rows measured while the machine's thread synchronization differed (a VM's
+// vCPUs: 0.97 us against 1.31 us) are not judged, however far apart: that ratio is the machine's.
+TEST(Compare, RowsMeasuredInDifferentThreadSyncStatesAreUndecided) {
+  auto synced = [](double median, double sync_us) {
+    auto row = placed_row(median, {median, median * 1.01, median * 0.99}, 0.02);
+    row.timing->host_sync = TimingInfo::HostSync{2, sync_us, sync_us};
+    return row;
+  };
+  const auto a = run({graph("g", {synced(1.0, 0.97)}, "h")});
+  const auto slow_state = run({graph("g", {synced(2.0, 1.31)}, "h")});
+  const auto c = compare_runs(a, slow_state, {});
+  ASSERT_EQ(c.rows.size(), 1u);
+  EXPECT_EQ(c.rows[0].verdict, Verdict::undecided);
+  EXPECT_EQ(c.rows[0].noise_source, "host-sync");
+  EXPECT_NE(c.rows[0].note.find("0.97 us in A, 1.31 us in B"), std::string::npos) << c.rows[0].note;
+  EXPECT_TRUE(c.regressions().empty());
+  // The same state (within 10%): judged as any row, and a real 2x is a regression.
+  const auto same_state = run({graph("g", {synced(2.0, 1.0)}, "h")});
+  const auto judged = compare_runs(a, same_state, {});
+  EXPECT_EQ(judged.rows[0].verdict, Verdict::slower);
+  EXPECT_NE(judged.rows[0].noise_source, "host-sync");
+  // One side without the probe (older results, one thread): judged as before.
+  auto unprobed = slow_state;
+  unprobed.suite.graphs[0].results[0].timing->host_sync.reset();
+  EXPECT_EQ(compare_runs(a, unprobed, {}).rows[0].verdict, Verdict::slower);
+  std::ostringstream text;
+  print_comparison(text, c);
+  EXPECT_NE(text.str().find("1 row(s) UNDECIDED (host-sync)"), std::string::npos) << text.str();
+  // A run whose own rows saw both states says so; one that held does not.
+  auto mixed = a.suite.graphs;
+  mixed.push_back(slow_state.suite.graphs[0]);
+  EXPECT_NE(host_sync_warning(mixed).find("between 0.97 and 1.31 us"), std::string::npos);
+  EXPECT_EQ(host_sync_warning(a.suite.graphs), "");
 }
 
 TEST(Compare, JoinsByContentHashAcrossRenamedFiles) {

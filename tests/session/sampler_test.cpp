@@ -270,21 +270,60 @@ TEST(Placements, OnePlacementRecordsNone) {
   EXPECT_FALSE(session.measure(rule, false).timing.placements);
 }
 
-TEST(Placements, AdaptiveRuleGivesEachChunkItsShareOfTheMinimums) {
-  Fixture f(false);
-  PlanSession session(f.data, *f.provider, *f.stream, f.instance->spec());
+// Sets `session` to measure over `placements` placements.
+void place_over(PlanSession& session, std::int64_t placements) {
   MeasureOptions o;
-  o.placements = 4;
+  o.placements = placements;
   session.set_measure_options(o);
+}
+
+// Limits of 8 samples and no minimum time: 2 samples a placement of 4.
+AdaptiveLimits eight_samples() {
   AdaptiveLimits limits;
   limits.min_iters = 8;
   limits.min_time_ms = 0;
+  return limits;
+}
+
+TEST(Placements, AdaptiveRuleGivesEachChunkItsShareOfTheMinimums) {
+  Fixture f(false);
+  PlanSession session(f.data, *f.provider, *f.stream, f.instance->spec());
+  place_over(session, 4);
+  auto limits = eight_samples();
   limits.target_ci_rel = 1e9;  // converges at the minimums
   AdaptiveMedianRule rule(limits);
   const auto m = session.measure(rule, false);
   ASSERT_TRUE(m.timing.placements);
   EXPECT_EQ(m.timing.placements->chunks, 4);
   EXPECT_EQ(m.host.n, 8);  // 2 samples a placement: no more than one placement would take
+}
+
+// A microsecond kernel's warm-up samples can fill the iteration cap before the first move: every
+// placement still gets its share, or the row is one placement and its spread says nothing.
+TEST(Placements, ARuleAtItsCapStillGivesEveryPlacementItsShare) {
+  Fixture f(false);
+  PlanSession session(f.data, *f.provider, *f.stream, f.instance->spec());
+  place_over(session, 4);
+  auto limits = eight_samples();
+  limits.max_iters = 3;      // capped inside the second placement
+  limits.target_ci_rel = 0;  // never converges
+  AdaptiveMedianRule rule(limits);
+  const auto m = session.measure(rule, false);
+  ASSERT_TRUE(m.timing.placements);
+  EXPECT_EQ(m.timing.placements->chunks, 4);
+  EXPECT_EQ(m.host.n, 8);
+  EXPECT_EQ(rule.stop_reason(), "iteration-cap");
+
+  // At the time cap, a sample a placement: a second-long kernel does not take K times its cap.
+  AdaptiveLimits timed = limits;
+  timed.max_iters = 1000;
+  timed.max_time_ms = 0;  // capped at the first sample
+  AdaptiveMedianRule time_capped(timed);
+  const auto t = session.measure(time_capped, false);
+  ASSERT_TRUE(t.timing.placements);
+  EXPECT_EQ(t.timing.placements->chunks, 4);
+  EXPECT_EQ(t.host.n, 4);
+  EXPECT_EQ(time_capped.stop_reason(), "time-cap");
 }
 
 }  // namespace
