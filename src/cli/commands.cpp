@@ -529,6 +529,8 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
   record.isolation.compile_ahead_children = build_ahead_children;
   if (!journal_file.empty()) record.journal = journal_file;
   if (resume) record.resumed_rows = resume->rows;
+  if (auto note = cache_sensitive_note(suite.graphs); !note.empty() && !c.quiet)
+    fmt::print(std::cerr, "dnnbench: note: {}\n", note);
   if (auto warning = host_sync_warning(suite.graphs); !warning.empty()) {
     fmt::print(std::cerr, "dnnbench: warning: {}\n", warning);
     record.warnings.push_back(std::move(warning));

@@ -21,6 +21,7 @@ std::optional<SourceFormat> format_from_name(const std::string& name) {
   if (name == "benchdnn") return SourceFormat::benchdnn;
   if (name == "onnx") return SourceFormat::onnx;
   if (name == "onednn-verbose") return SourceFormat::onednn_verbose;
+  if (name == "cudnn-log") return SourceFormat::cudnn_api_log;
   return std::nullopt;
 }
 
@@ -49,12 +50,12 @@ void add_import_options(CLI::App& app, ImportCommand& c) {
   app.add_option(
          "sources", c.sources,
          "MIOpenDriver command files, benchdnn batch files or descriptors files, ONNX models (.onnx), "
-         "oneDNN verbose logs (ONEDNN_VERBOSE=1 output)")
+         "oneDNN verbose logs (ONEDNN_VERBOSE=1 output), cuDNN API logs (CUDNN_LOGLEVEL_DBG=3)")
       ->required();
   app.add_option("-o,--output", c.output, "Folder to write the graph files and manifest.json into")
       ->required();
   app.add_option("--format", c.format, "Read every source as this format (default: recognised per file)")
-      ->check(CLI::IsMember({"miopen", "benchdnn", "onnx", "onednn-verbose"}));
+      ->check(CLI::IsMember({"miopen", "benchdnn", "onnx", "onednn-verbose", "cudnn-log"}));
   add_dim_option(app, c.dims);
   app.add_option(
          "--dtype", c.dtype,

@@ -12,6 +12,7 @@
 #include "graph/errors.hpp"
 #include "input/archive.hpp"
 #include "input/benchdnn.hpp"
+#include "input/cudnn_api_log.hpp"
 #include "input/log_lines.hpp"
 #include "input/miopen_driver.hpp"
 #include "input/onednn_verbose.hpp"
@@ -54,8 +55,10 @@ std::optional<SourceFormat> detect_source_format(const fs::path& path) {
   // A compressed log (verbose.log.gz): its first lines, decompressed.
   if (is_compressed_file_path(path)) {
     std::istringstream head(log_head(path, kSniffBytes));
-    for (std::string line; std::getline(head, line);)
+    for (std::string line; std::getline(head, line);) {
       if (is_onednn_verbose_line(line)) return SourceFormat::onednn_verbose;
+      if (is_cudnn_api_log_line(line)) return SourceFormat::cudnn_api_log;
+    }
     return std::nullopt;
   }
   if (ext == ".json" || ext == ".tar" || ext == ".gz" || ext == ".tgz" || ext == ".xz" || ext == ".bz2" ||
@@ -69,8 +72,10 @@ std::optional<SourceFormat> detect_source_format(const fs::path& path) {
   }
   if (head.find('\0') != std::string::npos) return std::nullopt;  // binary
   std::istringstream raw(head);
-  for (std::string line; std::getline(raw, line);)
+  for (std::string line; std::getline(raw, line);) {
     if (is_onednn_verbose_line(line)) return SourceFormat::onednn_verbose;
+    if (is_cudnn_api_log_line(line)) return SourceFormat::cudnn_api_log;
+  }
   const auto lines = source_lines(head);
   if (lines.empty()) return std::nullopt;
   if (looks_like_miopen_driver_line(lines.front().tokens)) return SourceFormat::miopen_driver;
@@ -86,6 +91,8 @@ ImportResult import_source(const fs::path& path, SourceFormat format, const Impo
       return import_benchdnn_file(path);
     case SourceFormat::onednn_verbose:
       return import_onednn_verbose_file(path);
+    case SourceFormat::cudnn_api_log:
+      return import_cudnn_api_log_file(path);
     case SourceFormat::onnx:
       if (!onnx_import_available())
         throw InputError(path.string(), "",

@@ -49,12 +49,13 @@ struct ImportOptions {
   bool backward = false;
 };
 
-enum class SourceFormat { miopen_driver, benchdnn, onnx, onednn_verbose };
+enum class SourceFormat { miopen_driver, benchdnn, onnx, onednn_verbose, cudnn_api_log };
 
 // What kind of source `path` is: `.onnx` by its extension; a text file by its first command
 // (MIOpenDriver lines start with a driver command such as `conv`, benchdnn lines with `--`); a
 // oneDNN verbose log by any of its first lines starting `onednn_verbose,` or `dnnl_verbose,` (a
-// program's own output may come first).
+// program's own output may come first); a cuDNN API log by a block header among its first lines
+// (`I! CuDNN (v91900 75) function ...`).
 // nullopt for graph JSON, archives and everything else.
 std::optional<SourceFormat> detect_source_format(const std::filesystem::path& path);
 

@@ -130,6 +130,9 @@ class Stream {
   // The device cache flush of this stream; nullptr for host providers (the runner flushes the
   // CPU's caches itself).
   virtual std::unique_ptr<CacheFlusher> make_cache_flusher() { return nullptr; }
+  // Bytes of the device's last-level cache (a GPU's L2); 0 for host providers (the runner reads
+  // the CPU's LLC itself) or when unknown.
+  virtual std::int64_t last_level_cache_bytes() { return 0; }
   // A gate on this stream (nullptr: the provider has none; host providers need none).
   virtual std::unique_ptr<StreamGate> make_gate() { return nullptr; }
   // The device's kernel activity recorder; nullptr when the provider has none (host providers, or

@@ -227,6 +227,14 @@ void print_row_details(std::ostream& out, const RowResult& r) {
               ? fmt::format(", capped in {:.0f}% of readings", *t.clocks->capped_fraction * 100)
               : "",
           t.clocks->clock_unstable ? " — CLOCK UNSTABLE while timed" : "");
+    if (t.cache_fit)
+      fmt::print(
+          out, "    cache: working set {:.2f} MiB against a {:.0f} MiB last-level cache{}\n",
+          static_cast<double>(t.cache_fit->working_set_bytes) / (1 << 20),
+          static_cast<double>(t.cache_fit->cache_bytes) / (1 << 20),
+          cache_sensitive(*t.cache_fit, t.cache_mode)
+              ? " — CACHE-SENSITIVE: the hot figure depends on what the cache holds (--cache-mode cold)"
+              : "");
     fmt::print(out, "    regime: {}, inputs: {} fill\n", t.regime, t.fill);
     if (t.pacing != "off" && t.pacing != "not needed")
       fmt::print(out, "    pacing: {}, {:.1f} ms idle between samples\n", t.pacing, t.pacing_idle_ms);

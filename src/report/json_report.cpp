@@ -57,6 +57,13 @@ json host_sync_to_json(const std::optional<TimingInfo::HostSync>& h) {
   return {{"threads", h->threads}, {"before_us", h->before_us}, {"after_us", h->after_us}};
 }
 
+json cache_fit_to_json(const std::optional<TimingInfo::CacheFit>& c, const std::string& cache_mode) {
+  if (!c) return nullptr;
+  return {{"working_set_bytes", c->working_set_bytes},
+          {"cache_bytes", c->cache_bytes},
+          {"cache_sensitive", cache_sensitive(*c, cache_mode)}};
+}
+
 json timing_to_json(const std::optional<TimingInfo>& timing) {
   if (!timing) return nullptr;
   return {
@@ -82,6 +89,7 @@ json timing_to_json(const std::optional<TimingInfo>& timing) {
       {"other_regime", other_regime_to_json(timing->other_regime)},
       {"placements", placements_to_json(timing->placements)},
       {"host_sync", host_sync_to_json(timing->host_sync)},
+      {"cache_fit", cache_fit_to_json(timing->cache_fit, timing->cache_mode)},
       {"clocks", clocks_to_json(timing->clocks)},
       {"clock_unstable", timing->clocks ? json(timing->clocks->clock_unstable) : json(nullptr)},
       {"samples_ms", timing->samples_ms.empty() ? json(nullptr) : json(timing->samples_ms)}};

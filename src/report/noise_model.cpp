@@ -182,4 +182,20 @@ std::string host_sync_warning(const std::vector<GraphResult>& graphs) {
       lo, hi);
 }
 
+std::string cache_sensitive_note(const std::vector<GraphResult>& graphs) {
+  std::size_t rows = 0, timed = 0;
+  for (const auto& g : graphs)
+    for (const auto& row : g.results)
+      if (row.timing && row.timing->cache_fit) {
+        ++timed;
+        if (cache_sensitive(*row.timing->cache_fit, row.timing->cache_mode)) ++rows;
+      }
+  if (rows == 0) return "";
+  return fmt::format(
+      "{} of {} hot rows have working sets of a quarter to twice the last-level cache (timing.cache_fit): "
+      "their figures depend on what the cache still holds between executions; --cache-mode cold times them "
+      "from memory",
+      rows, timed);
+}
+
 }  // namespace dnnbench

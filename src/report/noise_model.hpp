@@ -104,6 +104,10 @@ std::string host_sync_difference(const RowResult& a, const RowResult& b);
 // A warning when the machine's thread synchronization moved by more than kHostSyncTolerance over
 // one run's rows (their TimingInfo::host_sync); "" when it held (or no row recorded it).
 std::string host_sync_warning(const std::vector<GraphResult>& graphs);
+// A note on the hot rows whose working set is a quarter to twice the device's last-level cache
+// (cache_sensitive): how many, and that their figures depend on what the cache holds, which a
+// re-run or a layer inside a network need not share; "" when there are none.
+std::string cache_sensitive_note(const std::vector<GraphResult>& graphs);
 
 // The band for comparing today's time with a time stored by another run (--plans-from): the
 // run-to-run floor of the device kind, or `min_effect` when larger.

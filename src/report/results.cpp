@@ -73,3 +73,15 @@ int exit_code_for(const SuiteResult& suite) {
 }
 
 }  // namespace dnnbench
+
+namespace dnnbench {
+
+bool cache_sensitive(const TimingInfo::CacheFit& fit, std::string_view cache_mode) {
+  // Below a quarter the whole working set stays cached wherever the row runs (and a network's
+  // neighbouring layers leave much of it too); above twice the cache it streams through either
+  // way. Between, the hot figure depends on what the cache still holds.
+  return cache_mode == "hot" && fit.cache_bytes > 0 && 4 * fit.working_set_bytes >= fit.cache_bytes &&
+         fit.working_set_bytes <= 2 * fit.cache_bytes;
+}
+
+}  // namespace dnnbench

@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -89,7 +90,20 @@ struct TimingInfo {
     double mean_us() const { return (before_us + after_us) / 2; }
   };
   std::optional<HostSync> host_sync;
+  // The bytes one execution touches (the plan's bound tensors and its workspace) against the
+  // device's last-level cache (GPU L2, CPU LLC). A hot row whose working set is within a quarter
+  // to twice the cache reads part of it from the cache where a layer inside a network, whose
+  // neighbours evict it, reads memory: such rows are flagged (cache_sensitive) and say so.
+  struct CacheFit {
+    std::int64_t working_set_bytes = 0;
+    std::int64_t cache_bytes = 0;
+  };
+  std::optional<CacheFit> cache_fit;
 };
+
+// Whether a row timed with `cache_mode` ("hot" or "cold") over `fit` depends on how much of its
+// working set the cache keeps: hot, with a working set of a quarter to twice the cache.
+bool cache_sensitive(const TimingInfo::CacheFit& fit, std::string_view cache_mode);
 
 // One kernel of a row's execution, from CUPTI kernel activity.
 struct KernelSummary {

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "graph/memory.hpp"
+#include "measure/cache_flusher.hpp"
 #include "measure/host_timer.hpp"
 #include "session/kernel_record.hpp"
 #include "sys/thread_sync_probe.hpp"
@@ -263,6 +264,17 @@ bool PlanSession::move_to_placement(std::uint64_t index) {
   return true;
 }
 
+std::optional<TimingInfo::CacheFit> PlanSession::cache_fit() {
+  // A device's cache from its stream; a host provider's is the CPU's LLC.
+  std::int64_t cache = instance_.stream().last_level_cache_bytes();
+  if (cache == 0 && instance_.provider().device() == DeviceKind::host)
+    cache = static_cast<std::int64_t>(last_level_cache_bytes());
+  if (cache <= 0) return std::nullopt;
+  const auto bytes = saturating_add(graph_tensor_bytes(instance_.data().graph()).storage(),
+                                    static_cast<std::int64_t>(instance_.plan().workspace_bytes()));
+  return TimingInfo::CacheFit{bytes, cache};
+}
+
 void PlanSession::measure_other_regime(Measurement& m) {
   const auto samples = measure_options_.other_regime_samples;
   const bool capped =
@@ -393,6 +405,7 @@ Measurement PlanSession::measure(StoppingRule& rule, bool keep_samples) {
   m.timing.meaning = measure_options_.latency ? "latency" : "throughput";
   m.timing.cache_mode = std::string(cache_mode_name(measure_options_.cache_mode));
   m.timing.cache_flush = sampler_->cache_flush();
+  m.timing.cache_fit = cache_fit();
   m.timing.rule = rule.name();
   m.timing.converged = rule.converged();
   m.timing.stop_reason = rule.stop_reason();

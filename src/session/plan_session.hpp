@@ -80,6 +80,9 @@ class PlanSession {
   // One more batch with the device's kernel activity recorded (CUPTI): fills m.kernels and
   // m.kernel_sum. A no-op without a recorder or with --no-kernel-activity.
   void record_kernels(Measurement& m);
+  // The plan's working set (bound tensors and workspace) against the device's last-level cache;
+  // nullopt where the cache size is unknown.
+  std::optional<TimingInfo::CacheFit> cache_fit();
   // A device-timed sustained measurement that the driver reported at the power cap gets the
   // paced figure beside it: --other-regime-samples samples with idle gaps (m.timing.other_regime).
   // A no-op otherwise.

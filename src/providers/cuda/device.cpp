@@ -260,6 +260,15 @@ std::unique_ptr<CacheFlusher> CudaStream::make_cache_flusher() {
   return std::make_unique<L2Flusher>(stream_);
 }
 
+std::int64_t CudaStream::last_level_cache_bytes() {
+  if (!stream_) return 0;
+  int device = 0, l2 = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device) != cudaSuccess)
+    return 0;
+  return l2;
+}
+
 cudaStream_t cuda_stream_of(Stream& stream) {
   auto* cuda = dynamic_cast<CudaStream*>(&stream);
   if (!cuda) throw std::invalid_argument("a GPU provider runs only on the CUDA streams GPU providers make");

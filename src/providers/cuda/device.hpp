@@ -37,6 +37,8 @@ class CudaStream final : public Stream {
   void synchronize() override;
   std::unique_ptr<KernelTimer> make_kernel_timer() override;
   std::unique_ptr<CacheFlusher> make_cache_flusher() override;
+  // cudaDevAttrL2CacheSize of the current device (0 without one).
+  std::int64_t last_level_cache_bytes() override;
   std::unique_ptr<StreamGate> make_gate() override;
   // CUPTI kernel activity (providers/cuda/kernel_activity.hpp); nullptr without CUPTI.
   std::unique_ptr<KernelRecorder> make_kernel_recorder() override;

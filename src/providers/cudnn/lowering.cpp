@@ -239,7 +239,9 @@ std::shared_ptr<OpGraph> Lowering::finish() {
   std::vector<const Descriptor*> ops;
   for (const auto& op : out_->ops) ops.push_back(&op);
   out_->graph = Descriptor(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
-  set(out_->graph, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, out_->handle->get());
+  // The handle attribute is deprecated since cuDNN 9 and not needed to finalize: a lowering without
+  // one (no GPU: the capture importer's round-trip test) still gives cuDNN's own graph.
+  if (out_->handle) set(out_->graph, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, out_->handle->get());
   set(out_->graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, ops);
   const cudnnStatus_t status = out_->graph.try_finalize();
   if (status != CUDNN_STATUS_SUCCESS)

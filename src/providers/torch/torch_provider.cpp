@@ -200,6 +200,7 @@ class TorchCudaStream final : public Stream {
   void synchronize() override { base_->synchronize(); }
   std::unique_ptr<KernelTimer> make_kernel_timer() override { return base_->make_kernel_timer(); }
   std::unique_ptr<CacheFlusher> make_cache_flusher() override { return base_->make_cache_flusher(); }
+  std::int64_t last_level_cache_bytes() override { return base_->last_level_cache_bytes(); }
   std::unique_ptr<StreamGate> make_gate() override { return base_->make_gate(); }
   std::unique_ptr<KernelRecorder> make_kernel_recorder() override { return base_->make_kernel_recorder(); }
   void profiler_start(const std::string& label) override { base_->profiler_start(label); }
