@@ -133,12 +133,16 @@ std::int64_t normalized_dims(const json& n, const std::map<std::int64_t, json>& 
   const auto rank = static_cast<std::int64_t>(x.size());
   if (const auto mean = optional_uid(n, "Mean")) {
     const auto& m = tensors.at(*mean)["dim"];
+    if (static_cast<std::int64_t>(m.size()) != rank)
+      throw std::invalid_argument("layer norm mean of another rank than x");
     std::int64_t k = 0;
     while (k < rank && m[rank - 1 - k] == 1) ++k;
     // Trailing dims of 1 in x itself are normalized or not alike; the first kept dim bounds them.
     return std::max<std::int64_t>(1, k);
   }
   const auto& scale = tensors.at(uid_of(n, "Scale"))["dim"];
+  if (static_cast<std::int64_t>(scale.size()) != rank)
+    throw std::invalid_argument("layer norm scale of another rank than x");
   std::int64_t first = 0;
   while (first < rank && scale[first] == 1 && x[first] != 1) ++first;
   return std::max<std::int64_t>(1, rank - first);
@@ -255,8 +259,10 @@ json convert_node(const json& n, std::size_t index, const std::map<std::int64_t,
         ports({{"dx", uid_of(n, "DX")}, {"dscale", uid_of(n, "DScale")}, {"dbias", uid_of(n, "DBias")}});
     node["attributes"] = json::object();
   } else {
+    // A norm's mode says which (LAYER_NORM backward, say); other operations' modes say nothing more.
+    const bool norm = kind.starts_with("NORM") && n.contains("mode") && n["mode"].is_string();
     throw std::invalid_argument(kind +
-                                (n.contains("mode") ? " " + n["mode"].get<std::string>() : std::string()) +
+                                (norm ? " (" + strip(n["mode"].get<std::string>(), "CUDNN_") + ")" : "") +
                                 " has no graph node");
   }
   return node;
@@ -292,7 +298,7 @@ std::optional<json> attention_forward(const json& graph, const std::map<std::int
   const auto q = uid_of(*matmuls[0], "matA"), kt = uid_of(*matmuls[0], "matB");
   const auto v = uid_of(*matmuls[1], "matB"), o = uid_of(*matmuls[1], "matC");
   for (const auto uid : {q, kt, v, o})
-    if (tensors.at(uid).value("isVirtual", false)) return std::nullopt;
+    if (tensors.at(uid).value("isVirtual", false) || tensors.at(uid)["dim"].size() != 4) return std::nullopt;
   std::optional<std::int64_t> stats;
   std::vector<std::int64_t> seq_lens;  // a padding mask's per-batch lengths, q's then kv's
   std::set<std::int64_t> used = {q, kt, v, o};
@@ -360,9 +366,32 @@ std::optional<json> attention_forward(const json& graph, const std::map<std::int
 
 }  // namespace
 
-json cudnn_operation_graph_to_hipdnn(const json& graph, const std::string& name) {
-  if (!graph.contains("tensors") || !graph.contains("nodes"))
+// The shape of the logged JSON that the conversion relies on, checked once (a hostile or newer
+// log must give a reason, not a crash).
+void check_operation_graph(const json& graph) {
+  if (!graph.is_object() || !graph.contains("tensors") || !graph.contains("nodes") ||
+      !graph["tensors"].is_array() || !graph["nodes"].is_array())
     throw std::invalid_argument("the operation graph has no tensors or nodes");
+  for (const auto& t : graph["tensors"]) {
+    if (!t.is_object() || !t.contains("name") || !t["name"].is_string() || !t.contains("dataType") ||
+        !t["dataType"].is_string() || !t.contains("dim") || !t.contains("stride") || !t["dim"].is_array() ||
+        !t["stride"].is_array() || t["dim"].size() != t["stride"].size() || t["dim"].empty())
+      throw std::invalid_argument("a tensor without a name, data type, or dims and strides of one rank");
+    for (const auto* list : {&t["dim"], &t["stride"]})
+      for (const auto& v : *list)
+        if (!v.is_number_integer())
+          throw std::invalid_argument("a tensor dim or stride that is not an integer");
+    for (const char* flag : {"isVirtual", "isByValue"})
+      if (t.contains(flag) && !t[flag].is_boolean())
+        throw std::invalid_argument(std::string(flag) + " is not a boolean");
+  }
+  for (const auto& n : graph["nodes"])
+    if (!n.is_object() || !n.contains("operation") || !n["operation"].is_string())
+      throw std::invalid_argument("a node without an operation");
+}
+
+json cudnn_operation_graph_to_hipdnn(const json& graph, const std::string& name) {
+  check_operation_graph(graph);
   std::map<std::int64_t, json> tensors;
   for (const auto& t : graph["tensors"]) tensors[std::stoll(t.at("name").get<std::string>())] = t;
   if (auto attention = attention_forward(graph, tensors, name)) return *attention;
@@ -399,6 +428,17 @@ json cudnn_operation_graph_to_hipdnn(const json& graph, const std::string& name)
 
 namespace {
 
+// "CONVOLUTION_FORWARD -> POINTWISE": the graph's operations, for what did not map.
+std::string operations_of(const json& graph) {
+  std::string ops;
+  if (const auto it = graph.find("nodes"); it != graph.end() && it->is_array())
+    for (const auto& n : *it) {
+      const bool named = n.is_object() && n.contains("operation") && n["operation"].is_string();
+      ops += (ops.empty() ? "" : " -> ") + (named ? op_kind(n) : std::string("?"));
+    }
+  return ops.empty() ? "operation graph" : ops;
+}
+
 // `apiLog: type=json; val={...};` of a *GraphVisualize call: the JSON text.
 std::optional<std::string> api_log_json(const CudnnLogCall& call) {
   auto text = call.field("apiLog");
@@ -411,11 +451,12 @@ std::optional<std::string> api_log_json(const CudnnLogCall& call) {
 }
 
 // The first `operationGraph` object anywhere in the document (an execution's log may wrap it).
-const json* find_operation_graph(const json& doc) {
-  if (!doc.is_object()) return nullptr;
+const json* find_operation_graph(const json& doc, int depth = 0) {
+  // A few levels: the log nests the graph at most inside a plan; hostile nesting is not searched.
+  if (!doc.is_object() || depth > 4) return nullptr;
   if (const auto it = doc.find("operationGraph"); it != doc.end() && it->is_object()) return &*it;
   for (const auto& [key, value] : doc.items())
-    if (const auto* found = find_operation_graph(value)) return found;
+    if (const auto* found = find_operation_graph(value, depth + 1)) return found;
   return nullptr;
 }
 
@@ -469,6 +510,7 @@ std::optional<json> legacy_batchnorm(const CudnnLogCall& call) {
   const auto x = legacy_tensor(call, "xDesc");
   const auto stats = legacy_tensor(call, backward ? "dBnScaleBiasDesc" : "bnScaleBiasMeanVarDesc");
   if (!x || !stats) throw std::invalid_argument(f + ": its xDesc or scale/bias descriptor is missing");
+  if (x->dims.size() < 3) throw std::invalid_argument(f + ": xDesc of fewer than 3 dims");
   const auto io = *parse_dtype(data_type_name(x->type));
   GraphBuilder b(f, io);
   const auto channels = x->dims.size() > 1 ? x->dims[1] : 1;
@@ -612,9 +654,10 @@ class CudnnLogImporter {
     if (!text) return skipped(call, "its apiLog holds no JSON graph");
     json doc = json::parse(*text, nullptr, false);
     if (doc.is_discarded()) return skipped(call, "its graph JSON does not parse");
-    if (const auto v = doc.value("schemaVersion", 0); v != kSchemaVersion)
-      return skipped(
-          call, fmt::format("graph schema version {} (this dnnbench reads version {})", v, kSchemaVersion));
+    const auto version = doc.is_object() && doc.contains("schemaVersion") ? doc["schemaVersion"] : json();
+    if (!version.is_number_integer() || version.get<std::int64_t>() != kSchemaVersion)
+      return skipped(call, fmt::format("graph schema version {} (this dnnbench reads version {})",
+                                       version.dump(), kSchemaVersion));
     const auto* graph = find_operation_graph(doc);
     if (!graph) return skipped(call, "its graph JSON has no operationGraph");
     json key_graph = *graph;
@@ -626,10 +669,7 @@ class CudnnLogImporter {
         entry.graph = cudnn_operation_graph_to_hipdnn(*graph, fmt::format("cudnn_graph_{}", entries_.size()));
       } catch (const std::exception& e) {
         entry.not_imported = e.what();
-        entry.op = graph->value("finalizeMode", std::string("operation graph"));
-        std::string ops;
-        for (const auto& n : (*graph)["nodes"]) ops += (ops.empty() ? "" : " -> ") + op_kind(n);
-        entry.op = ops.empty() ? entry.op : ops;
+        entry.op = operations_of(*graph);
       }
     }
     (execution ? entry.executions : entry.finalizations) += 1;

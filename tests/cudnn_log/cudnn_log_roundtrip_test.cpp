@@ -2,8 +2,8 @@
 // is lowered again (no GPU needed: an operation graph finalizes without a handle) in a child process
 // of this test with CUDNN_LOGLEVEL_DBG=3, and the log cuDNN writes is imported back. Each graph
 // that comes back must be the graph that went in (same ops, shapes, layouts, types and settings).
-// `dnnbench_cudnn_log_tests --write-log LOG GRAPH...` is the child; it also makes the committed
-// excerpt tests/data/cudnn-log/samples-lowered-cudnn9.log.xz.
+// `dnnbench_cudnn_log_tests --write-log LOG GRAPH...` is the child; `--lower GRAPH...` lowers under
+// the caller's logging (scripts/capture's ctest).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -148,6 +148,9 @@ TEST(CudnnLogRoundTrip, EverySampleGraphCuDnnFinalizesImportsBackUnchanged) {
 }  // namespace dnnbench
 
 int main(int argc, char** argv) {
+  // --lower GRAPH...: the same under whatever logging the caller set (scripts/capture's test).
+  if (argc >= 3 && std::string(argv[1]) == "--lower")
+    return dnnbench::write_log(std::vector<std::string>(argv + 2, argv + argc));
   if (argc >= 3 && std::string(argv[1]) == "--write-log") {
     // The log destination must be set before cuDNN's first call.
     setenv("CUDNN_LOGLEVEL_DBG", "3", 1);
