@@ -3,36 +3,18 @@
 // refuses becomes one with the converter's reason, and nothing else may escape (no exception, no
 // sanitizer finding, no reason spread over several lines, no graph counted less than once).
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 
 #include "graph/errors.hpp"
 #include "input/onednn_verbose.hpp"
-
-namespace {
-
-[[noreturn]] void fail(const std::string& what) {
-  std::fprintf(stderr, "verbose fuzz: %s\n", what.c_str());
-  std::abort();
-}
-
-}  // namespace
+#include "import_result_checks.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
-    const auto r = dnnbench::import_onednn_verbose_text(text, "fuzz.log");
-    for (const auto& g : r.graphs)
-      if (g.count < 1 || g.source.rfind("fuzz.log:", 0) != 0)
-        fail("a graph counted " + std::to_string(g.count) + " from " + g.source);
-    for (const auto& n : r.not_imported) {
-      if (n.reason.find('\n') != std::string::npos) fail("a reason over several lines: " + n.reason);
-      if (n.source.rfind("fuzz.log:", 0) != 0)
-        fail("a refusal that does not name the log's line: " + n.source);
-    }
+    dnnbench::fuzz::check_import_result("verbose", dnnbench::import_onednn_verbose_text(text, "fuzz.log"), "fuzz.log");
   } catch (const std::exception& e) {
-    fail(std::string("an exception escaped: ") + e.what());
+    dnnbench::fuzz::fail("verbose", std::string("an exception escaped: ") + e.what());
   }
   return 0;
 }
