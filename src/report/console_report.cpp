@@ -70,6 +70,32 @@ void print_slowest_rows(std::ostream& out, const SuiteResult& suite, std::size_t
     fmt::print(out, "    {:>11.4f}  {}\n", timed[k].first, timed[k].second);
 }
 
+// Where the suite's time went, by stage (rows' stage_ms and graphs' own stages), and rows a minute
+// over the graphs' wall time: what a sustained run costs, and which stage to make cheaper.
+void print_time_split(std::ostream& out, const SuiteResult& suite) {
+  std::map<std::string, double> stages;
+  double wall_ms = 0;
+  std::size_t rows = 0;
+  for (const auto& g : suite.graphs) {
+    for (const auto& [stage, ms] : g.stage_ms) stages[stage] += ms;
+    for (const auto& r : g.results) {
+      for (const auto& [stage, ms] : r.stage_ms) stages[stage] += ms;
+      ++rows;
+    }
+    wall_ms += g.wall_ms.value_or(0);
+  }
+  if (rows == 0 || wall_ms <= 0) return;
+  std::vector<std::pair<double, std::string>> sorted;
+  for (const auto& [stage, ms] : stages)
+    if (ms >= 50) sorted.emplace_back(ms, stage);
+  std::sort(sorted.rbegin(), sorted.rend());
+  std::string split;
+  for (const auto& [ms, stage] : sorted)
+    split += fmt::format("{}{} {:.1f} s", split.empty() ? "" : ", ", stage, ms / 1000);
+  fmt::print(out, "  time: {:.1f} s over the graphs, {:.0f} rows a minute{}{}\n", wall_ms / 1000,
+             static_cast<double>(rows) / (wall_ms / 60000), split.empty() ? "" : "; ", split);
+}
+
 // A run that other work disturbed (metadata.host_conditions, env/host_load.hpp) says so where
 // its reader looks: its times are slow and noisy, and `compare` will name the difference.
 void print_host_disturbance(std::ostream& out, const nlohmann::json& metadata) {
@@ -279,6 +305,7 @@ void print_suite_summary(std::ostream& out, const SuiteResult& suite) {
   print_host_disturbance(out, suite.metadata);
   print_conditions_line(out, suite);
   print_slowest_rows(out, suite, 5);
+  print_time_split(out, suite);
   for (const auto& g : suite.graphs) {
     if (!g.ok) fmt::print(out, "  load error: {}\n", g.error_message.value_or("?"));
     for (const auto& r : g.results)

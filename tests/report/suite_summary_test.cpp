@@ -1,5 +1,6 @@
 // Graph statuses (ok / error / duplicate / filtered) and the summary's per-status and
 // per-provider counts, in the results model and the JSON.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -94,6 +95,28 @@ TEST(SuiteSummary, ConsoleListsNotRunGraphsProvidersAndSlowestRows) {
   EXPECT_LT(text.find("a / reference / reference-engine", slowest),
             text.find("a / onednn / onednn-engine", slowest));
   EXPECT_NE(text.find("load error: x.tar: entry '../evil.json': refused"), std::string::npos);
+}
+
+// Where the time went: stages summed over rows and graphs, largest first, and rows a minute over
+// the graphs' wall time; stages under 50 ms are left out.
+TEST(SuiteSummary, ConsoleSaysWhereTheTimeWent) {
+  auto suite = sample_suite();
+  auto& g = suite.graphs[0];
+  g.wall_ms = 6000;  // the sample's rows: 3 in 6 s, 30 a minute
+  g.stage_ms = {{"engines", 400}};
+  g.results[0].stage_ms = {{"measure", 2500}, {"warm-up", 1500}, {"release", 10}};
+  g.results[1].stage_ms = {{"measure", 500}};
+  std::ostringstream out;
+  print_suite_summary(out, suite);
+  const auto text = out.str();
+  const auto rows = static_cast<double>(g.results.size());
+  EXPECT_NE(text.find(fmt::format(
+                "time: 6.0 s over the graphs, {:.0f} rows a minute; measure 3.0 s, warm-up 1.5 s, "
+                "engines 0.4 s\n",
+                rows * 10)),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("release"), std::string::npos);
 }
 
 }  // namespace
