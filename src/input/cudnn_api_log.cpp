@@ -364,6 +364,59 @@ std::optional<json> attention_forward(const json& graph, const std::map<std::int
   return out;
 }
 
+// cuDNN's own attention operations (OPERATION_SDPA_FWD / SDPA_BWD, cuDNN 9.x): one node with the
+// ports Q, K, V, O, stats, scale (forward, as cuDNN 9.19 logs it) and dO, dQ, dK, dV (backward),
+// SEQ_LEN_Q / SEQ_LEN_KV for padding. The scale is a by-value operand: 1/sqrt(d), as above. A block
+// mask (a mask the graph format cannot state) is not imported.
+std::optional<json> attention_operation(const json& graph, const std::map<std::int64_t, json>& tensors,
+                                        const std::string& name) {
+  if (graph["nodes"].size() != 1) return std::nullopt;
+  const auto& n = graph["nodes"][0];
+  const auto kind = op_kind(n);
+  if (kind != "SDPA_FWD" && kind != "SDPA_BWD") return std::nullopt;
+  for (const char* mask : {"blockMask", "BLOCK_MASK", "pageTableK", "pageTableV"})
+    if (n.contains(mask))
+      throw std::invalid_argument(kind + " with a block mask or paged cache has no graph node");
+  const bool backward = kind == "SDPA_BWD";
+  const auto q = uid_of(n, "Q");
+  const auto& qt = tensors.at(q);
+  if (qt["dim"].size() != 4) throw std::invalid_argument(kind + " with a Q of rank other than 4");
+  GraphBuilder b(name, *parse_dtype(data_type_name(qt["dataType"])));
+  std::map<std::int64_t, std::int64_t> uids;  // log uid -> graph uid
+  auto add = [&](const char* role, std::int64_t uid) {
+    const auto& t = tensors.at(uid);
+    return uids[uid] = b.tensor(role, t["dim"].get<std::vector<std::int64_t>>(),
+                                t["stride"].get<std::vector<std::int64_t>>(),
+                                *parse_dtype(data_type_name(t["dataType"])));
+  };
+  std::vector<std::pair<std::string, std::int64_t>> in, out;
+  for (const auto& [port, role] : std::vector<std::pair<const char*, const char*>>{{"Q", "q"},
+                                                                                   {"K", "k"},
+                                                                                   {"V", "v"},
+                                                                                   {"O", "o"},
+                                                                                   {"dO", "do"},
+                                                                                   {"stats", "stats"},
+                                                                                   {"seqLenQ", "seq_len_q"},
+                                                                                   {"seqLenKV", "seq_len_kv"},
+                                                                                   {"dQ", "dq"},
+                                                                                   {"dK", "dk"},
+                                                                                   {"dV", "dv"}}) {
+    const auto uid = optional_uid(n, port);
+    if (!uid) continue;
+    const std::string r = role;
+    const bool output = r == "dq" || r == "dk" || r == "dv" || (!backward && (r == "o" || r == "stats"));
+    (output ? out : in).emplace_back(r, add(role, *uid));
+  }
+  const double d = static_cast<double>(qt["dim"][3].get<std::int64_t>());
+  const bool padding = optional_uid(n, "seqLenQ") && optional_uid(n, "seqLenKV");
+  json attributes = {
+      {"causal_mask", false}, {"attn_scale_value", 1.0 / std::sqrt(d)}, {"padding_mask", padding}};
+  if (!backward) attributes["generate_stats"] = optional_uid(n, "stats").has_value();
+  b.node(backward ? "SdpaBackwardAttributes" : "SdpaAttributes", backward ? "sdpa_backward" : "sdpa", in, out,
+         attributes);
+  return b.take();
+}
+
 }  // namespace
 
 // The shape of the logged JSON that the conversion relies on, checked once (a hostile or newer
@@ -395,6 +448,7 @@ json cudnn_operation_graph_to_hipdnn(const json& graph, const std::string& name)
   std::map<std::int64_t, json> tensors;
   for (const auto& t : graph["tensors"]) tensors[std::stoll(t.at("name").get<std::string>())] = t;
   if (auto attention = attention_forward(graph, tensors, name)) return *attention;
+  if (auto attention = attention_operation(graph, tensors, name)) return *attention;
   json nodes = json::array();
   std::size_t index = 0;
   for (const auto& n : graph["nodes"]) nodes.push_back(convert_node(n, index++, tensors));

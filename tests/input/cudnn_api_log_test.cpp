@@ -140,6 +140,39 @@ TEST(CudnnApiLog, NewerSchemaAndUnmappedOperationsAreCountedWithTheReason) {
   EXPECT_NE(rng.not_imported[0].reason.find("1 finalizations"), std::string::npos);
 }
 
+// cuDNN's own attention operation (tests/data/cudnn-log/make_sdpa_excerpt.cpp), and its backward
+// with the ports the forward's naming implies (dO, dQ, dK, dV).
+TEST(CudnnApiLog, AttentionOperationBecomesAnSdpaNode) {
+  const auto path = fs::path(DNNBENCH_SOURCE_DIR) / "tests/data/cudnn-log/sdpa-operation-cpu-cudnn9.19.log";
+  const auto r = import_cudnn_api_log_file(path);
+  ASSERT_EQ(r.graphs.size(), 1u);
+  const auto& g = r.graphs[0].graph;
+  ASSERT_EQ(g["nodes"].size(), 1u);
+  const auto& node = g["nodes"][0];
+  EXPECT_EQ(node["type"], "SdpaAttributes");
+  EXPECT_TRUE(node["outputs"].contains("stats_tensor_uid"));
+  EXPECT_EQ(node["attributes"]["generate_stats"], true);
+  EXPECT_DOUBLE_EQ(node["attributes"]["attn_scale_value"].get<double>(), 0.125);  // 1/sqrt(64)
+  EXPECT_EQ(g["tensors"][0]["dims"], nlohmann::json({8, 12, 512, 64}));
+  EXPECT_TRUE(build_manifest({{"sdpa", r}}).not_imported.empty());
+
+  const auto text = read_all(path);
+  const auto forward = std::string(
+      R"("operation":"CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR","Q":"1","K":"2","V":"3","O":"4","stats":"5","scale":"6")");
+  ASSERT_NE(text.find(forward), std::string::npos);
+  const auto backward = replace_all(
+      text, forward,
+      R"("operation":"CUDNN_BACKEND_OPERATION_SDPA_BWD_DESCRIPTOR","Q":"1","K":"2","V":"3","O":"4","stats":"5","scale":"6","dO":"1","dQ":"2","dK":"3","dV":"4")");
+  const auto b = import_cudnn_api_log_text(backward, "bwd.log");
+  ASSERT_EQ(b.graphs.size(), 1u);
+  EXPECT_EQ(b.graphs[0].graph["nodes"][0]["type"], "SdpaBackwardAttributes");
+  const auto with_mask = replace_all(text, R"("scale":"6")", R"("scale":"6","blockMask":"5")");
+  const auto m = import_cudnn_api_log_text(with_mask, "mask.log");
+  EXPECT_TRUE(m.graphs.empty());
+  ASSERT_EQ(m.not_imported.size(), 1u);
+  EXPECT_NE(m.not_imported[0].reason.find("block mask"), std::string::npos);
+}
+
 TEST(CudnnApiLog, IsRecognisedAmongOtherFormats) {
   EXPECT_EQ(detect_source_format(excerpt()), SourceFormat::cudnn_api_log);
   EXPECT_TRUE(is_cudnn_api_log_line("I! CuDNN (v91900 56) function cudnnCreate() called:"));
