@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -656,9 +657,9 @@ class CudnnLogImporter {
     for (auto& [key, e] : entries_) {
       const auto count = e.executions > 0 ? e.executions : e.finalizations;
       if (count <= 0) continue;  // every call of it failed
-      const auto how = e.executions > 0
-                           ? fmt::format("{} executions", e.executions)
-                           : fmt::format("{} finalizations, no execution logged", e.finalizations);
+      auto how = e.executions > 0 ? fmt::format("{} executions", e.executions)
+                                  : fmt::format("{} finalizations, no execution logged", e.finalizations);
+      for (std::size_t k = 0; k < e.engines.size(); ++k) how += (k == 0 ? "; ran " : ", ") + e.engines[k];
       if (!e.not_imported.empty()) {
         result.not_imported.push_back({e.source, e.op, fmt::format("{} ({})", e.not_imported, how)});
         continue;
@@ -685,6 +686,11 @@ class CudnnLogImporter {
     std::string source;        // file:line of the first call
     std::string where;         // process, thread, handle
     std::int64_t finalizations = 0, executions = 0;
+    std::vector<std::string> engines;  // the engines its executions ran (a few)
+  };
+  struct Converted {
+    json graph;  // null when it does not map
+    std::string key, op, not_imported;
   };
   struct Last {
     std::string key, thread, function;
@@ -714,17 +720,45 @@ class CudnnLogImporter {
                                        version.dump(), kSchemaVersion));
     const auto* graph = find_operation_graph(doc);
     if (!graph) return skipped(call, "its graph JSON has no operationGraph");
-    json key_graph = *graph;
-    key_graph.erase("finalizeMode");
-    const auto key = key_graph.dump();
+    // One graph, one entry: cuDNN logs a graph's tensors a little differently at finalize and at
+    // execution (and names a mode it found only then), so entries are keyed by the graph they
+    // convert to; a raw graph is converted once.
+    json raw = *graph;
+    raw.erase("finalizeMode");
+    const auto raw_key = raw.dump();
+    auto known = keys_.find(raw_key);
+    if (known == keys_.end()) {
+      Converted c;
+      try {
+        c.graph = cudnn_operation_graph_to_hipdnn(*graph, "cudnn_graph");
+        c.key = c.graph.dump();
+      } catch (const std::exception& e) {
+        c.not_imported = e.what();
+        c.op = operations_of(*graph);
+        c.key = "unmapped " + raw_key;
+      }
+      known = keys_.emplace(raw_key, std::move(c)).first;
+    }
+    const auto& converted = known->second;
+    const auto key = converted.key;
     auto& entry = entry_for(key, call);
     if (entry.graph.is_null() && entry.not_imported.empty()) {
-      try {
-        entry.graph = cudnn_operation_graph_to_hipdnn(*graph, fmt::format("cudnn_graph_{}", entries_.size()));
-      } catch (const std::exception& e) {
-        entry.not_imported = e.what();
-        entry.op = operations_of(*graph);
-      }
+      entry.graph = converted.graph;
+      if (!entry.graph.is_null()) entry.graph["name"] = fmt::format("cudnn_graph_{}", entries_.size());
+      entry.not_imported = converted.not_imported;
+      entry.op = converted.op;
+    }
+    // The engine an execution ran (cuDNN adds it to the executed graph's JSON): the program's own
+    // pick, to hold dnnbench's heuristic pick and the oracle's winner against.
+    if (execution && doc.contains("engine") && doc["engine"].is_object()) {
+      const auto& e = doc["engine"];
+      std::string ran = e.contains("engineId") ? "eng" + e["engineId"].dump() : "engine ?";
+      if (e.contains("knobChoices") && e["knobChoices"].is_object())
+        for (const auto& [knob, value] : e["knobChoices"].items())
+          ran += " " + strip(knob, "CUDNN_KNOB_TYPE_") + "=" + value.dump();
+      if (entry.engines.size() < 4 &&
+          std::find(entry.engines.begin(), entry.engines.end(), ran) == entry.engines.end())
+        entry.engines.push_back(ran);
     }
     (execution ? entry.executions : entry.finalizations) += 1;
     last_ = Last{key, call.thread, call.function, execution};
@@ -738,6 +772,7 @@ class CudnnLogImporter {
 
   std::string file_;
   std::map<std::string, Entry> entries_;
+  std::map<std::string, Converted> keys_;  // the raw graph JSON -> its conversion
   std::vector<NotImported> problems_;
   std::optional<Last> last_;
   std::size_t calls_ = 0;
