@@ -66,6 +66,7 @@ class SyncTeam {
     // (a machine too busy to run them) leave the probe unmeasured.
     const auto begin = std::chrono::steady_clock::now();
     const auto over = [&] { return std::chrono::steady_clock::now() - begin > kBudget; };
+    const auto abandoned = [&] { return std::chrono::steady_clock::now() - begin > 50 * kBudget; };
     spin_until([&] { return spinners_.load(std::memory_order_acquire) == workers_ || over(); });
     const bool ready = spinners_.load(std::memory_order_acquire) == workers_;
     std::vector<double> us;
@@ -77,7 +78,13 @@ class SyncTeam {
         arrived_.store(0, std::memory_order_relaxed);
         generation_.fetch_add(1, std::memory_order_acq_rel);
         round_body();
-        spin_until([&] { return arrived_.load(std::memory_order_acquire) == workers_; });
+        // A worker the machine does not run for this long (a second: fifty budgets) ends the probe
+        // unmeasured rather than holding the row.
+        spin_until([&] { return arrived_.load(std::memory_order_acquire) == workers_ || abandoned(); });
+        if (arrived_.load(std::memory_order_acquire) != workers_) {
+          us.clear();
+          break;
+        }
         if (r >= kUnmeasured)
           us.push_back(
               std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
@@ -87,6 +94,8 @@ class SyncTeam {
       std::lock_guard lock(mutex_);
       active_ = false;
     }
+    // Wakes a worker still waiting for the last probe to end (it came too late to join this one).
+    wake_.notify_all();
     spinning_.store(false, std::memory_order_release);
     while (spinners_.load(std::memory_order_acquire) != 0) std::this_thread::yield();
     if (static_cast<int>(us.size()) < std::min(rounds, kMinRounds)) return std::nullopt;
@@ -102,8 +111,11 @@ class SyncTeam {
         wake_.wait(lock, [this] { return active_ || stop_; });
         if (stop_) return;
       }
-      spinners_.fetch_add(1, std::memory_order_acq_rel);
+      // The generation is read before the worker counts itself in: the first round starts as soon
+      // as every worker is counted, and a worker that read it after that round's increment would
+      // wait for a round that already began while the probe waits for its arrival (a hang).
       std::uint64_t seen = generation_.load(std::memory_order_acquire);
+      spinners_.fetch_add(1, std::memory_order_acq_rel);
       while (spinning_.load(std::memory_order_acquire)) {
         spin_until([&] {
           return generation_.load(std::memory_order_acquire) != seen ||

@@ -41,5 +41,17 @@ TEST(ThreadSyncProbe, ACallStaysWithinItsBudget) {
   }
 }
 
+// Probes back to back, as a suite's rows take them, each end: a worker that counted itself in
+// after the first round had begun once waited for a round that never came, and the probe for its
+// arrival (a CI run hung 300 s); a worker late for one probe once stayed asleep for every later one.
+TEST(ThreadSyncProbe, ProbesBackToBackAllEnd) {
+  const auto start = std::chrono::steady_clock::now();
+  int measured = 0;
+  for (int k = 0; k < 300; ++k) measured += thread_sync_us(2, 60).has_value() ? 1 : 0;
+  const auto s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(s, 60) << "300 probes took " << s << " s";
+  EXPECT_GT(measured, 0);
+}
+
 }  // namespace
 }  // namespace dnnbench
