@@ -22,6 +22,10 @@ using nlohmann::json;
 
 // The graph JSON's layout; a log with another version is reported per graph, not guessed at.
 constexpr int kSchemaVersion = 4;
+// The function name an execution counted from its plan block is remembered under.
+constexpr std::string_view kPlanExecution = "cudnnBackendExecute (plan)";
+// Distinct graphs remembered by their printed form (a log of more is a hostile one).
+constexpr std::size_t kMaxDistinct = 100000;
 constexpr std::string_view kOpPrefix = "CUDNN_BACKEND_OPERATION_";
 constexpr std::string_view kOpSuffix = "_DESCRIPTOR";
 
@@ -365,6 +369,115 @@ std::optional<json> attention_forward(const json& graph, const std::map<std::int
   return out;
 }
 
+// Attention backward as frontends build it (PyTorch's SDPA backward on cuDNN, cuDNN's SDPA_BWD
+// mode): five matmuls, S = Q.K^T (its scores meet the forward's stats), dP = dO.V^T, dV = P^T.dO,
+// dQ = dS.K (often into an fp32 accumulator copied out by an identity), dK = dS^T.Q; O enters the
+// softmax-gradient sum with dO. K and V come transposed into the first two (their dims swapped
+// back here). Causal when an index comparison selects, as forward.
+std::optional<json> attention_backward(const json& graph, const std::map<std::int64_t, json>& tensors,
+                                       const std::string& name) {
+  std::vector<const json*> matmuls, pointwise;
+  int compares = 0;
+  for (const auto& n : graph["nodes"]) {
+    const auto kind = op_kind(n);
+    if (kind == "MATMUL")
+      matmuls.push_back(&n);
+    else if (kind == "POINTWISE") {
+      pointwise.push_back(&n);
+      compares +=
+          strip(n.value("pointwiseMode", std::string()), "CUDNN_POINTWISE_").starts_with("CMP_") ? 1 : 0;
+    } else if (kind != "RESHAPE" && kind != "REDUCTION") {
+      return std::nullopt;
+    }
+  }
+  if (matmuls.size() != 5) return std::nullopt;
+  auto is_virtual = [&](std::int64_t uid) { return tensors.at(uid).value("isVirtual", false); };
+  std::set<std::int64_t> produced;
+  for (const auto& n : graph["nodes"])
+    for (const char* port : {"Y", "matC"})
+      if (const auto uid = optional_uid(n, port)) produced.insert(*uid);
+  // The forward's stats: a non-virtual [.., S, 1] input no node produces.
+  std::optional<std::int64_t> stats;
+  for (const auto& [uid, t] : tensors)
+    if (!is_virtual(uid) && !t.value("isByValue", false) && !produced.count(uid) && t["dim"].size() == 4 &&
+        t["dim"][3] == 1)
+      stats = uid;
+  if (!stats) return std::nullopt;
+  // The two first-level matmuls read only non-virtual tensors; S's output reaches the stats
+  // within a few pointwise steps.
+  std::vector<const json*> first;
+  for (const auto* m : matmuls)
+    if (!is_virtual(uid_of(*m, "matA")) && !is_virtual(uid_of(*m, "matB"))) first.push_back(m);
+  if (first.size() != 2) return std::nullopt;
+  auto meets_stats = [&](std::int64_t from) {
+    std::set<std::int64_t> reach = {from};
+    for (int step = 0; step < 4; ++step)
+      for (const auto* p : pointwise) {
+        const auto x = optional_uid(*p, "X"), b = optional_uid(*p, "B");
+        if ((x && reach.count(*x)) || (b && reach.count(*b))) {
+          if ((x && *x == *stats) || (b && *b == *stats)) return true;
+          reach.insert(uid_of(*p, "Y"));
+        }
+      }
+    return false;
+  };
+  const bool s_first = meets_stats(uid_of(*first[0], "matC"));
+  if (s_first == meets_stats(uid_of(*first[1], "matC"))) return std::nullopt;
+  const auto& s_mm = *first[s_first ? 0 : 1];
+  const auto& dp_mm = *first[s_first ? 1 : 0];
+  const auto q = uid_of(s_mm, "matA"), kt = uid_of(s_mm, "matB");
+  const auto d_o = uid_of(dp_mm, "matA"), vt = uid_of(dp_mm, "matB");
+  // Outputs: dV = . x dO, dK = . x Q, dQ = the other; through an identity copy when it is one.
+  std::optional<std::int64_t> dq, dk, dv;
+  for (const auto* m : matmuls) {
+    if (m == first[0] || m == first[1]) continue;
+    const auto b = uid_of(*m, "matB");
+    auto c = uid_of(*m, "matC");
+    for (const auto* p : pointwise)
+      if (optional_uid(*p, "X") == c &&
+          p->value("pointwiseMode", std::string()) == "CUDNN_POINTWISE_IDENTITY")
+        c = uid_of(*p, "Y");
+    (b == d_o ? dv : b == q ? dk : dq) = c;
+  }
+  // O: the other operand of the pointwise op that multiplies dO (the softmax-gradient sum).
+  std::optional<std::int64_t> o;
+  for (const auto* p : pointwise) {
+    const auto x = optional_uid(*p, "X"), b = optional_uid(*p, "B");
+    if (x == d_o && b && !is_virtual(*b)) o = b;
+    if (b == d_o && x && !is_virtual(*x)) o = x;
+  }
+  if (!dq || !dk || !dv || !o) return std::nullopt;
+  for (const auto uid : {q, kt, vt, d_o, *o, *dq, *dk, *dv})
+    if (is_virtual(uid) || tensors.at(uid)["dim"].size() != 4) return std::nullopt;
+  if (compares > 1)
+    throw std::invalid_argument(
+        "attention backward with a sliding-window mask: its bound is a by-value operand the log does not "
+        "record");
+  GraphBuilder b(name, *parse_dtype(data_type_name(tensors.at(q)["dataType"])));
+  auto add = [&](const char* role, json t) {
+    return b.tensor(role, t["dim"].get<std::vector<std::int64_t>>(),
+                    t["stride"].get<std::vector<std::int64_t>>(),
+                    *parse_dtype(data_type_name(t["dataType"])));
+  };
+  auto untransposed = [&](std::int64_t uid) {
+    auto t = tensors.at(uid);
+    std::swap(t["dim"][2], t["dim"][3]);
+    std::swap(t["stride"][2], t["stride"][3]);
+    return t;
+  };
+  const auto qu = add("q", tensors.at(q)), ku = add("k", untransposed(kt)), vu = add("v", untransposed(vt)),
+             ou = add("o", tensors.at(*o)), dou = add("do", tensors.at(d_o)),
+             su = add("stats", tensors.at(*stats));
+  const auto dqu = add("dq", tensors.at(*dq)), dku = add("dk", tensors.at(*dk)),
+             dvu = add("dv", tensors.at(*dv));
+  const double d = static_cast<double>(tensors.at(q)["dim"][3].get<std::int64_t>());
+  b.node("SdpaBackwardAttributes", "sdpa_backward",
+         {{"q", qu}, {"k", ku}, {"v", vu}, {"o", ou}, {"do", dou}, {"stats", su}},
+         {{"dq", dqu}, {"dk", dku}, {"dv", dvu}},
+         {{"causal_mask", compares == 1}, {"attn_scale_value", 1.0 / std::sqrt(d)}, {"padding_mask", false}});
+  return b.take();
+}
+
 // cuDNN's own attention operations (OPERATION_SDPA_FWD / SDPA_BWD, cuDNN 9.x): one node with the
 // ports Q, K, V, O, stats, scale (forward, as cuDNN 9.19 logs it) and dO, dQ, dK, dV (backward),
 // SEQ_LEN_Q / SEQ_LEN_KV for padding. The scale is a by-value operand: 1/sqrt(d), as above. A block
@@ -450,6 +563,7 @@ json cudnn_operation_graph_to_hipdnn(const json& graph, const std::string& name)
   for (const auto& t : graph["tensors"]) tensors[std::stoll(t.at("name").get<std::string>())] = t;
   if (auto attention = attention_forward(graph, tensors, name)) return *attention;
   if (auto attention = attention_operation(graph, tensors, name)) return *attention;
+  if (auto attention = attention_backward(graph, tensors, name)) return *attention;
   json nodes = json::array();
   std::size_t index = 0;
   for (const auto& n : graph["nodes"]) nodes.push_back(convert_node(n, index++, tensors));
@@ -600,6 +714,26 @@ std::optional<json> legacy_batchnorm(const CudnnLogCall& call) {
   return b.take();
 }
 
+// The lines nested under the first parameter line starting with `header` (trimmed, one per line):
+// an operation graph as the log prints a descriptor, the same at its finalize and inside every
+// execution's plan. Empty when absent.
+std::string nested_text(const CudnnLogCall& call, std::string_view header) {
+  std::string out;
+  std::size_t depth = std::string::npos;
+  for (const auto& l : call.lines) {
+    const auto indent = l.find_first_not_of(' ');
+    if (indent == std::string::npos) continue;
+    if (depth == std::string::npos) {
+      if (std::string_view(l).substr(indent).starts_with(header)) depth = indent;
+      continue;
+    }
+    if (indent <= depth) break;
+    out.append(l, indent, std::string::npos);
+    out += '\n';
+  }
+  return out;
+}
+
 // Reads the calls and keeps, per distinct graph, what became of it and how often it ran.
 class CudnnLogImporter {
  public:
@@ -635,10 +769,18 @@ class CudnnLogImporter {
       last_.reset();
       return;
     }
-    last_.reset();
+    // The operation graph a finalize prints, to know it again inside the plans executions print
+    // (cudnnBackendExecute logs its plan's graph as descriptors, not as JSON).
+    if (call.function == "cudnnBackendFinalize") {
+      auto text = nested_text(call, "descriptor: type=CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR:");
+      if (!text.empty()) pending_graph_[call.thread] = std::move(text);
+      return;
+    }
+    if (call.function == "cudnnBackendExecute" && call.field("executionPlan")) return plan_execution(call);
     const bool finalize = call.function == "cudnnBackendFinalizeGraphVisualize";
     const bool execute = call.function == "cudnnBackendExecuteGraphVisualize";
     if (finalize || execute) return graph_call(call, execute);
+    last_.reset();
     try {
       if (auto graph = legacy_batchnorm(call)) {
         const auto key = graph->dump();
@@ -670,6 +812,12 @@ class CudnnLogImporter {
       g.count = count;
       result.graphs.push_back(std::move(g));
     }
+    if (unmatched_executions_ > 0)
+      result.not_imported.push_back(
+          {fmt::format("{}:{}", file_, end.lines), "cudnnBackendExecute",
+           fmt::format("{} executions of plans whose graph's finalize is not in the log "
+                       "(a log begun mid-run): not counted",
+                       unmatched_executions_)});
     for (auto& n : problems_) result.not_imported.push_back(std::move(n));
     if (!end.problem.empty())
       result.not_imported.push_back({fmt::format("{}:{}", file_, end.lines), "log", end.problem});
@@ -756,12 +904,56 @@ class CudnnLogImporter {
       if (e.contains("knobChoices") && e["knobChoices"].is_object())
         for (const auto& [knob, value] : e["knobChoices"].items())
           ran += " " + strip(knob, "CUDNN_KNOB_TYPE_") + "=" + value.dump();
-      if (entry.engines.size() < 4 &&
-          std::find(entry.engines.begin(), entry.engines.end(), ran) == entry.engines.end())
-        entry.engines.push_back(ran);
+      add_engine(entry, ran);
     }
-    (execution ? entry.executions : entry.finalizations) += 1;
+    if (!execution) {
+      if (const auto pending = pending_graph_.find(call.thread); pending != pending_graph_.end()) {
+        if (nested_keys_.size() < kMaxDistinct) nested_keys_.emplace(std::move(pending->second), key);
+        pending_graph_.erase(pending);
+      }
+    }
+    // An execution whose plan block (just before, same thread) already counted it is not counted
+    // again; its JSON only adds the engine.
+    const bool after_plan =
+        execution && last_ && last_->thread == call.thread && last_->function == kPlanExecution;
+    const bool counted = after_plan && last_->key == key;
+    if (after_plan && last_->key.empty()) --unmatched_executions_;
+    if (!counted) (execution ? entry.executions : entry.finalizations) += 1;
     last_ = Last{key, call.thread, call.function, execution};
+  }
+
+  // cudnnBackendExecute with its plan: the plan's graph, printed as descriptors, is matched to the
+  // finalize that printed it the same way; the engine is the plan's.
+  void plan_execution(const CudnnLogCall& call) {
+    last_.reset();
+    const auto text = nested_text(call, "opGraph: type=CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR:");
+    const auto known = nested_keys_.find(text);
+    if (text.empty() || known == nested_keys_.end()) {
+      // Counted by the executed graph's JSON if one follows (frontend graphs print their graph
+      // differently at finalize); reported otherwise.
+      ++unmatched_executions_;
+      last_ = Last{"", call.thread, std::string(kPlanExecution), true};
+      return;
+    }
+    auto& entry = entries_[known->second];
+    ++entry.executions;
+    if (const auto id = call.value("engine_id")) {
+      const auto ran = "eng" + *id;
+      add_engine(entry, ran);
+    }
+    last_ = Last{known->second, call.thread, std::string(kPlanExecution), true};
+  }
+
+  // Records the engine an execution ran; "eng9 KERNEL_CFG=7" replaces a bare "eng9".
+  static void add_engine(Entry& entry, const std::string& ran) {
+    for (auto& e : entry.engines) {
+      if (e == ran || e.starts_with(ran + " ")) return;
+      if (ran.starts_with(e + " ")) {
+        e = ran;
+        return;
+      }
+    }
+    if (entry.engines.size() < 4) entry.engines.push_back(ran);
   }
 
   void skipped(const CudnnLogCall& call, const std::string& why) {
@@ -772,7 +964,10 @@ class CudnnLogImporter {
 
   std::string file_;
   std::map<std::string, Entry> entries_;
-  std::map<std::string, Converted> keys_;  // the raw graph JSON -> its conversion
+  std::map<std::string, Converted> keys_;             // the raw graph JSON -> its conversion
+  std::map<std::string, std::string> pending_graph_;  // thread -> the graph its last finalize printed
+  std::map<std::string, std::string> nested_keys_;    // a graph as printed -> its entry's key
+  std::size_t unmatched_executions_ = 0;
   std::vector<NotImported> problems_;
   std::optional<Last> last_;
   std::size_t calls_ = 0;

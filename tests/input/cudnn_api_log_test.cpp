@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "input/import.hpp"
@@ -171,6 +172,56 @@ TEST(CudnnApiLog, AttentionOperationBecomesAnSdpaNode) {
   EXPECT_TRUE(m.graphs.empty());
   ASSERT_EQ(m.not_imported.size(), 1u);
   EXPECT_NE(m.not_imported[0].reason.find("block mask"), std::string::npos);
+}
+
+// PyTorch 2.11's own logs on the H200 (cuDNN 9.19; tests/data/cudnn-log/torch_step.py): one
+// step each, every execution mapped. ResNet-50's AMP channels-last training step runs 53 forward,
+// 52 backward-data and 53 backward-weights convolutions (counted from the plans its executions
+// print, matched to the graphs their finalizes logged) and 53 batch norms forward and backward
+// (legacy calls); a BERT-base and a Llama-style layer run attention forward (cuDNN's SDPA_FWD
+// operation; the causal composite pattern) and backward (the composite pattern) once each.
+TEST(CudnnApiLog, PyTorchCapturesImportEveryExecution) {
+  const auto dir = fs::path(DNNBENCH_SOURCE_DIR) / "tests/data/cudnn-log";
+  struct Capture {
+    const char* file;
+    std::int64_t executions;
+    std::map<std::string, std::int64_t> ops;
+  };
+  const std::vector<Capture> captures = {
+      {"resnet50-amp-step-torch2.11-cudnn9.19.log.xz",
+       264,
+       {{"ConvolutionFwdAttributes", 53},
+        {"ConvolutionBwdAttributes", 52},
+        {"ConvolutionWrwAttributes", 53},
+        {"BatchnormAttributes", 53},
+        {"BatchnormBackwardAttributes", 53}}},
+      {"bert-layer-torch2.11-cudnn9.19.log.xz", 2, {{"SdpaAttributes", 1}, {"SdpaBackwardAttributes", 1}}},
+      {"llama-layer-torch2.11-cudnn9.19.log.xz", 2, {{"SdpaAttributes", 1}, {"SdpaBackwardAttributes", 1}}},
+  };
+  for (const auto& c : captures) {
+    const auto r = import_cudnn_api_log_file(dir / c.file);
+    EXPECT_TRUE(r.not_imported.empty()) << c.file << ": " << r.not_imported.front().reason;
+    const auto manifest = build_manifest({{c.file, r}});
+    EXPECT_TRUE(manifest.not_imported.empty()) << c.file;
+    std::int64_t executions = 0;
+    std::map<std::string, std::int64_t> ops;
+    for (const auto& g : manifest.graphs) {
+      executions += g.count;
+      for (const auto& op : g.ops) ops[op] += g.count;
+    }
+    EXPECT_EQ(executions, c.executions) << c.file;
+    EXPECT_EQ(ops, c.ops) << c.file;
+  }
+  // The Llama layer's attention is causal, BERT's is not.
+  for (const auto* file :
+       {"llama-layer-torch2.11-cudnn9.19.log.xz", "bert-layer-torch2.11-cudnn9.19.log.xz"}) {
+    const auto r = import_cudnn_api_log_file(dir / file);
+    for (const auto& g : r.graphs) {
+      const auto& node = g.graph["nodes"][0];
+      const auto& settings = node.contains("attributes") ? node["attributes"] : node["parameters"];
+      EXPECT_EQ(settings["causal_mask"], std::string(file).starts_with("llama")) << file;
+    }
+  }
 }
 
 TEST(CudnnApiLog, IsRecognisedAmongOtherFormats) {
