@@ -71,10 +71,12 @@ void lower_norm(Lowering& low, const Node& node, cudnnBackendNormMode_t mode, No
   auto view = [&](std::int64_t uid) {
     const TensorDesc& t = g.tensor(uid);
     TensorDesc padded = t;
+    // A leading dim of 1 strides over everything after it (the old first dim and its stride, taken
+    // before the insert: indexing after it read past the strides of a rank-1 scale).
     while (padded.dims.size() < x.dims.size()) {
+      const std::int64_t outer = padded.dims.empty() ? 1 : padded.dims.front() * padded.strides.front();
       padded.dims.insert(padded.dims.begin(), 1);
-      padded.strides.insert(padded.strides.begin(),
-                            padded.dims.size() > 1 ? padded.dims[1] * padded.strides[1] : 1);
+      padded.strides.insert(padded.strides.begin(), outer);
     }
     auto shape = merged(padded, *split);
     if (!shape)
