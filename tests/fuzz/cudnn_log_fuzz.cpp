@@ -7,13 +7,14 @@
 #include <string>
 
 #include "graph/errors.hpp"
-#include "input/cudnn_api_log.hpp"
 #include "import_result_checks.hpp"
+#include "input/cudnn_api_log.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
-    dnnbench::fuzz::check_import_result("cudnn log", dnnbench::import_cudnn_api_log_text(text, "fuzz.log"), "fuzz.log");
+    dnnbench::fuzz::check_import_result("cudnn log", dnnbench::import_cudnn_api_log_text(text, "fuzz.log"),
+                                        "fuzz.log");
   } catch (const std::exception& e) {
     dnnbench::fuzz::fail("cudnn log", std::string("an exception escaped: ") + e.what());
   }

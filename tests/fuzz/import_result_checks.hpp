@@ -22,7 +22,8 @@ inline void check_import_result(const char* target, const ImportResult& r, const
       fail(target, "a graph counted " + std::to_string(g.count) + " from " + g.source);
   for (const auto& n : r.not_imported) {
     if (n.reason.find('\n') != std::string::npos) fail(target, "a reason over several lines: " + n.reason);
-    if (n.source.rfind(prefix, 0) != 0) fail(target, "a refusal that does not name the log's line: " + n.source);
+    if (n.source.rfind(prefix, 0) != 0)
+      fail(target, "a refusal that does not name the log's line: " + n.source);
   }
 }
 

@@ -6,13 +6,14 @@
 #include <string>
 
 #include "graph/errors.hpp"
-#include "input/onednn_verbose.hpp"
 #include "import_result_checks.hpp"
+#include "input/onednn_verbose.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
-    dnnbench::fuzz::check_import_result("verbose", dnnbench::import_onednn_verbose_text(text, "fuzz.log"), "fuzz.log");
+    dnnbench::fuzz::check_import_result("verbose", dnnbench::import_onednn_verbose_text(text, "fuzz.log"),
+                                        "fuzz.log");
   } catch (const std::exception& e) {
     dnnbench::fuzz::fail("verbose", std::string("an exception escaped: ") + e.what());
   }
