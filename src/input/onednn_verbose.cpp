@@ -137,7 +137,7 @@ bool forward(const std::string& prop) {
 }
 
 // The benchdnn command line of one problem, or the reason it has none.
-struct Command {
+struct BenchdnnCommand {
   std::vector<std::string> tokens;
   std::string not_imported;
 };
@@ -162,13 +162,13 @@ std::string dt_of(const std::map<std::string, Md>& mds, const std::vector<Names>
   return out;
 }
 
-void add_tag(Command& c, const std::map<std::string, Md>& mds, const Names& role, const char* option) {
+void add_tag(BenchdnnCommand& c, const std::map<std::string, Md>& mds, const Names& role, const char* option) {
   if (const Md* md = find_md(mds, role); md && !md->tag.empty())
     c.tokens.push_back(fmt::format("--{}={}", option, plain_order(md->tag)));
 }
 
-Command command_for(const Problem& p) {
-  Command c;
+BenchdnnCommand command_for(const Problem& p) {
+  BenchdnnCommand c;
   const auto mds = parse_mds(p.mds);
   const std::string ops = post_ops(p.attrs);
   if (p.kind == "convolution") {

@@ -15,6 +15,7 @@
 
 #include "input/archive.hpp"
 #include "isolate/child_process.hpp"
+#include "measure/stats.hpp"
 #include "providers/activity_names.hpp"
 #include "session/graph_data.hpp"
 
@@ -132,12 +133,6 @@ double bytes_per_unit(const std::string& unit) {
   if (unit == "Mbyte" || unit == "MB") return 1e6;
   if (unit == "Kibyte" || unit == "KiB") return 1024;
   return 1;
-}
-
-double median_of(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const auto n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
 std::string read_file(const fs::path& path) {

@@ -26,18 +26,6 @@ class SplitMix {
   std::uint64_t state_;
 };
 
-double median_of_copy(std::vector<double>& values) {
-  const auto mid = values.size() / 2;
-  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid), values.end());
-  const double upper = values[mid];
-  if (values.size() % 2 == 1) return upper;
-  return (*std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid)) + upper) / 2;
-}
-
-double median_of(std::vector<double> values) {
-  return median_of_copy(values);
-}
-
 }  // namespace
 
 RatioInterval bootstrap_median_ratio(const std::vector<double>& a, const std::vector<double>& b,
@@ -52,7 +40,7 @@ RatioInterval bootstrap_median_ratio(const std::vector<double>& a, const std::ve
   for (int r = 0; r < resamples; ++r) {
     for (auto& x : da) x = a[rng.below(a.size())];
     for (auto& x : db) x = b[rng.below(b.size())];
-    ratios.push_back(median_of_copy(db) / median_of_copy(da));
+    ratios.push_back(median_in_place(db) / median_in_place(da));
   }
   std::sort(ratios.begin(), ratios.end());
   out.lo = quantile_sorted(ratios, 0.025);

@@ -3,15 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "measure/stats.hpp"
 #include "tensor/fill.hpp"
 
 namespace dnnbench {
 namespace {
-
-double median_of(std::vector<double>& v) {
-  std::sort(v.begin(), v.end());
-  return quantile_sorted(v, 0.5);
-}
 
 // Half-width of the distribution-free 95% CI of the median of per-round ratios, relative to
 // that median: a cheap convergence test run while sampling (the bootstrap runs once, at the end).

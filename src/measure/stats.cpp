@@ -11,6 +11,20 @@ double Stats::median_ci_rel() const {
   return std::max(median - median_ci_lo, median_ci_hi - median) / std::abs(median);
 }
 
+double median_of(std::vector<double> values) {
+  return median_in_place(values);
+}
+
+double median_in_place(std::vector<double>& values) {
+  if (values.empty()) return 0;
+  const auto mid = values.size() / 2;
+  const auto middle = values.begin() + static_cast<std::ptrdiff_t>(mid);
+  std::nth_element(values.begin(), middle, values.end());
+  const double upper = *middle;
+  if (values.size() % 2 == 1) return upper;
+  return (*std::max_element(values.begin(), middle) + upper) / 2;
+}
+
 double quantile_sorted(const std::vector<double>& sorted, double q) {
   if (sorted.empty()) return 0;
   const double pos = q * static_cast<double>(sorted.size() - 1);

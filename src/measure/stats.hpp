@@ -17,6 +17,11 @@ struct Stats {
 
 // Summarizes samples (any order). An empty input gives n = 0 and zeros.
 Stats summarize(std::vector<double> samples);
+// The median of `values` (any order; the mean of the two middle ones for an even count; 0 for
+// none). In linear time: the bootstrap takes it thousands of times a comparison.
+double median_of(std::vector<double> values);
+// The same, reordering `values` instead of copying them (a loop that reuses one buffer).
+double median_in_place(std::vector<double>& values);
 // Linear-interpolated quantile q in [0, 1] of sorted samples.
 double quantile_sorted(const std::vector<double>& sorted, double q);
 // Indices (0-based, into sorted samples) bounding the 95% CI of the median; for n < 6 the

@@ -23,7 +23,7 @@ void add_time(std::vector<std::string>& f, const std::optional<Stats>& s) {
   for (double v : {s->median, s->p5, s->p95, s->median_ci_lo, s->median_ci_hi}) f.push_back(csv_number(v));
 }
 
-std::string message_of(const RowResult& row) {
+std::string csv_message(const RowResult& row) {
   if (row.error_message) return *row.error_message;
   if (row.skip_reason) return *row.skip_reason;
   if (row.oracle_error) return "oracle: " + *row.oracle_error;
@@ -126,7 +126,7 @@ void write_results_csv(std::ostream& out, const SuiteResult& suite) {
       } else {
         f.insert(f.end(), 4, "");
       }
-      f.push_back(message_of(row));
+      f.push_back(csv_message(row));
       write_csv_line(out, f);
     }
 }

@@ -30,7 +30,7 @@ json downsampled(const std::vector<double>& samples) {
   return out;
 }
 
-std::string message_of(const RowResult& row) {
+std::string html_message(const RowResult& row) {
   if (row.error_message) return *row.error_message;
   if (row.skip_reason) return *row.skip_reason;
   if (row.validation_failed() && row.correctness)
@@ -64,7 +64,7 @@ json row_data(const GraphResult& g, std::size_t graph_index, const RowResult& ro
             {"pfb", share.flops_basis},
             {"pb", num(share.bandwidth)},
             {"err", row.correctness ? num(row.correctness->max_rel_diff) : json(nullptr)},
-            {"msg", message_of(row)},
+            {"msg", html_message(row)},
             {"method", row.timing ? row.timing->method : ""},
             {"samples", row.timing ? downsampled(row.timing->samples_ms) : json(nullptr)}};
   if (row.peak)

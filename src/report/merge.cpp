@@ -15,10 +15,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string row_key(const RowResult& row) {
-  return fmt::format("{}\n{}\n{}", row.provider, row.engine_id.value_or(""), row.engine_label.value_or(""));
-}
-
 const json& field(const json& object, const char* key) {
   static const json null;
   if (!object.is_object()) return null;

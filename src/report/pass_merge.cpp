@@ -18,10 +18,6 @@ bool failed(const RowResult& row) {
   return row.status == RowStatus::error || row.status == RowStatus::timeout || row.validation_failed();
 }
 
-std::string row_key(const RowResult& row) {
-  return row.provider + '\n' + row.engine_id.value_or("") + '\n' + row.engine_label.value_or("");
-}
-
 double spread_of_medians(const std::vector<double>& medians) {
   const auto [lo, hi] = std::minmax_element(medians.begin(), medians.end());
   return *lo > 0 ? *hi / *lo - 1 : 0;

@@ -42,7 +42,7 @@ constexpr std::array<DeviceBandwidth, 7> kBandwidths = {{
     {"L40S", 0.864e12},
 }};
 
-std::optional<double> number(const json& object, const char* key) {
+std::optional<double> number_or_numeric_text(const json& object, const char* key) {
   if (!object.is_object() || !object.contains(key)) return std::nullopt;
   const auto& v = object.at(key);
   if (v.is_number()) return v.get<double>();
@@ -71,7 +71,7 @@ std::optional<PeakFigures> gpu_peaks(const json& device, const std::string& data
   const auto cc = text(device, "compute_capability");
   const auto it = std::find_if(kArchitectures.begin(), kArchitectures.end(),
                                [&](const ArchRates& a) { return a.compute_capability == cc; });
-  const auto sms = number(device, "sm_count");
+  const auto sms = number_or_numeric_text(device, "sm_count");
   if (it == kArchitectures.end() || !sms) return std::nullopt;
   // The clock the row actually ran at: under sustained load the H200 sits 13-27% below its boost
   // clock (shared/reference/ANCHORS.md), so scaling to the maximum would understate the share.
@@ -79,7 +79,7 @@ std::optional<PeakFigures> gpu_peaks(const json& device, const std::string& data
   std::string clock_basis = "measured during the row";
   if (row.timing && row.timing->clocks && row.timing->clocks->sm_mhz) mhz = row.timing->clocks->sm_mhz->mean;
   if (!mhz || !(*mhz > 0)) {
-    mhz = number(device, "max_sm_clock_mhz");
+    mhz = number_or_numeric_text(device, "max_sm_clock_mhz");
     clock_basis = "the maximum clock; no clock readings";
   }
   if (!mhz) return std::nullopt;
@@ -118,15 +118,15 @@ std::optional<PeakFigures> gpu_peaks(const json& device, const std::string& data
 std::optional<PeakFigures> cpu_peaks(const json& metadata, const std::string& data_type) {
   const auto& host = metadata.value("host", json::object());
   const auto flags_json = host.value("cpu_flags", json::array());
-  const auto mhz = number(host, "cpu_mhz");
-  auto cores = number(host, "logical_cores");
+  const auto mhz = number_or_numeric_text(host, "cpu_mhz");
+  auto cores = number_or_numeric_text(host, "logical_cores");
   if (!flags_json.is_array() || flags_json.empty() || !mhz || !cores) return std::nullopt;
   const auto has = [&](const char* flag) {
     return std::find(flags_json.begin(), flags_json.end(), flag) != flags_json.end();
   };
   // The libraries' threads: OMP_NUM_THREADS when the run set it.
   std::string threads_basis = "logical cores";
-  if (const auto omp = number(metadata.value("environment", json::object()), "OMP_NUM_THREADS");
+  if (const auto omp = number_or_numeric_text(metadata.value("environment", json::object()), "OMP_NUM_THREADS");
       omp && *omp > 0 && *omp < *cores) {
     cores = *omp;
     threads_basis = "OMP_NUM_THREADS";
@@ -176,12 +176,12 @@ std::optional<PeakFigures> measured_peaks(const json& metadata, const std::strin
     if (text(m, "provider") != provider || text(m, "data_type") != data_type) continue;
     // A calibration of another device (the file moved with the user's home) does not apply.
     if (!device.empty() && !text(m, "device").empty() && text(m, "device") != device) continue;
-    if (!number(m, "matrix_flops") && !number(m, "vector_flops") && !number(m, "bytes_per_s")) continue;
+    if (!number_or_numeric_text(m, "matrix_flops") && !number_or_numeric_text(m, "vector_flops") && !number_or_numeric_text(m, "bytes_per_s")) continue;
     PeakFigures peak;
     peak.device = text(m, "device");
-    if (const auto f = number(m, "matrix_flops")) peak.matrix_flops = f;
-    if (const auto f = number(m, "vector_flops")) peak.vector_flops = f;
-    if (const auto b = number(m, "bytes_per_s")) peak.dram_bytes_per_s = b;
+    if (const auto f = number_or_numeric_text(m, "matrix_flops")) peak.matrix_flops = f;
+    if (const auto f = number_or_numeric_text(m, "vector_flops")) peak.vector_flops = f;
+    if (const auto b = number_or_numeric_text(m, "bytes_per_s")) peak.dram_bytes_per_s = b;
     peak.source = fmt::format("measured: dnnbench calibrate --peaks ({})", text(m, "file"));
     return peak;
   }

@@ -22,6 +22,10 @@ std::optional<RowStatus> row_status_from_name(std::string_view name) {
   return std::nullopt;
 }
 
+std::string row_key(const RowResult& row) {
+  return row.provider + '\n' + row.engine_id.value_or("") + '\n' + row.engine_label.value_or("");
+}
+
 std::string_view graph_status_name(const GraphResult& graph) {
   if (!graph.ok) return "error";
   if (graph.interrupted) return "interrupted";

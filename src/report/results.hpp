@@ -435,6 +435,10 @@ struct GraphResult {
   std::optional<double> wall_ms;
 };
 
+// What identifies a row within its graph across runs and passes: provider, engine id and engine
+// label, newline-separated.
+std::string row_key(const RowResult& row);
+
 // "ok", "error", "interrupted", "duplicate" or "filtered".
 std::string_view graph_status_name(const GraphResult& graph);
 

@@ -40,11 +40,6 @@ std::int64_t batch_for(double single_ms, double target_ms) {
                        : kMaxBatch;
 }
 
-double median_of(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return quantile_sorted(values, 0.5);
-}
-
 std::unique_ptr<ClockSampler> started_clock_sampler(ClockSource* source) {
   if (!source) return nullptr;
   auto sampler = std::make_unique<ClockSampler>(*source, kClockPeriodMs);

@@ -19,6 +19,10 @@ namespace {
 // not go to the probe. The rounds taken by then make the median; fewer than kMinRounds make none.
 constexpr auto kBudget = std::chrono::milliseconds(20);
 constexpr int kMinRounds = 50;
+// A probe reading more than this many times the best one is taken again after kSpinnersAsleep
+// (libgomp's threads spin about 300000 pause loops, a few ms, before they sleep).
+constexpr double kRetryAbove = 4;
+constexpr auto kSpinnersAsleep = std::chrono::milliseconds(10);
 // A spin that has waited this long yields its core, so that a descheduled partner can run.
 constexpr auto kSpinBeforeYield = std::chrono::microseconds(20);
 
@@ -163,7 +167,21 @@ std::optional<double> thread_sync_us(std::int64_t threads, int rounds) {
       return std::nullopt;
     }
   }
-  return team->measure(rounds);
+  // A probe right after a library's parallel region can read 100x its state (46 us against
+  // 0.44 us on the 2-vCPU VM): the library's own threads still spin on the cores for a few
+  // milliseconds, and the probe's workers wait a time slice for them each round. That is the
+  // probe's artifact, not the machine's state (the library's samples never compete with foreign
+  // threads), so a reading far above the best this team has seen is taken again once the
+  // spinners have gone to sleep, and the lower kept.
+  static std::map<std::int64_t, double> best_us;
+  auto reading = team->measure(rounds);
+  auto& best = best_us[threads];
+  if (reading && best > 0 && *reading > kRetryAbove * best) {
+    std::this_thread::sleep_for(kSpinnersAsleep);
+    if (const auto again = team->measure(rounds)) reading = std::min(*reading, *again);
+  }
+  if (reading && (best <= 0 || *reading < best)) best = *reading;
+  return reading;
 }
 
 }  // namespace dnnbench

@@ -15,7 +15,9 @@ namespace dnnbench {
 // by `threads` threads: this one and threads - 1 workers kept waiting (not spinning) between
 // calls; about a millisecond a call, and never more than 20 ms: on a machine with more busy
 // threads than cores the rounds taken by then make the median (a spin that waits long yields).
-// nullopt for threads < 2, or when too few rounds fit the budget.
+// A reading over 4x the best seen so far is taken once more 10 ms later and the lower kept: the
+// library's own threads, still spinning after its last parallel region, are not the machine's
+// state. nullopt for threads < 2, or when too few rounds fit the budget.
 std::optional<double> thread_sync_us(std::int64_t threads, int rounds = 500);
 
 }  // namespace dnnbench

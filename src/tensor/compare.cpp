@@ -162,9 +162,6 @@ PartialCompare compare_range(const Dense& out, const Dense& ref, const Tolerance
   return r;
 }
 
-// Below this many elements one thread is faster than starting the others.
-constexpr std::int64_t kParallelElements = 1 << 16;
-
 }  // namespace
 
 CompareResult compare_values(const Dense& out, const Dense& ref, const Tolerance& tol,

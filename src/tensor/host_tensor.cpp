@@ -10,9 +10,6 @@
 namespace dnnbench {
 namespace {
 
-// Below this many elements one thread is faster than starting the others.
-constexpr std::int64_t kParallelElements = 1 << 16;
-
 // fn(linear, offset) over every element, in chunks of the logical index over the cores: a
 // perf-sized output (25 M elements) converts in tens of ms instead of a quarter second. A
 // broadcast layout (a stride of 0) stores several logical elements in one place: in order, on

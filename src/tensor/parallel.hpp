@@ -7,6 +7,10 @@
 
 namespace dnnbench {
 
+// Below this many elements one thread is faster than starting the others (an element-wise loop's
+// threshold for calling parallel_for).
+inline constexpr std::int64_t kParallelElements = 1 << 16;
+
 // Calls body(begin, end) on disjoint chunks covering [0, n); returns when all are done.
 // Exceptions thrown by a chunk are rethrown on the calling thread.
 void parallel_for(std::int64_t n, const std::function<void(std::int64_t, std::int64_t)>& body);

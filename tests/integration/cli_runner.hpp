@@ -32,6 +32,11 @@ inline std::string read_text(const std::filesystem::path& path) {
   return text.str();
 }
 
+// A JSON file the binary wrote (its results, a comparison, a manifest).
+inline nlohmann::json read_json(const std::filesystem::path& path) {
+  return nlohmann::json::parse(read_text(path));
+}
+
 // A fresh temporary folder per test, removed by the destructor.
 class TempDir {
  public:

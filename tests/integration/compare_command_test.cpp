@@ -28,10 +28,6 @@ std::vector<std::string> run_command(const std::string& output, const std::vecto
   return args;
 }
 
-json read_json(const std::filesystem::path& path) {
-  return json::parse(read_text(path));
-}
-
 void write_json(const std::filesystem::path& path, const json& doc) {
   std::ofstream(path) << doc.dump(1);
 }

@@ -11,10 +11,6 @@ namespace {
 
 using nlohmann::json;
 
-json read_json(const std::filesystem::path& path) {
-  return json::parse(read_text(path));
-}
-
 std::vector<std::string> with_graphs(std::vector<std::string> args, const std::vector<std::string>& graphs) {
   for (const auto& g : graphs) {
     args.push_back("-g");

@@ -122,10 +122,6 @@ CliResult run_mpi(int ranks, const std::vector<std::string>& args) {
   return run_cli(args, kMpiEnvironment, mpirun(ranks));
 }
 
-json read_json(const fs::path& path) {
-  return json::parse(read_text(path));
-}
-
 // The suite of the "done when" list: graphs/samples twice, the second time as renamed copies
 // (duplicates of the first: found over the whole suite whichever rank loads them).
 fs::path twice_samples(const TempDir& dir) {

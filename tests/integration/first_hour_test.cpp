@@ -18,10 +18,6 @@ std::string sample(const std::string& name) {
   return source_path("graphs/samples/" + name);
 }
 
-json read_json(const fs::path& path) {
-  return json::parse(read_text(path));
-}
-
 bool has(const std::string& text, const std::string& what) {
   return text.find(what) != std::string::npos;
 }

@@ -19,10 +19,6 @@ void write_file(const fs::path& path, const std::string& text) {
   std::ofstream(path) << text;
 }
 
-json read_json(const fs::path& path) {
-  return json::parse(read_text(path));
-}
-
 // Every row of the run passed or was skipped with a reason; no graph is an error.
 void expect_all_passed_or_skipped(const json& doc) {
   for (const auto& g : doc["graphs"]) {

@@ -22,10 +22,6 @@ std::vector<std::string> quick(std::vector<std::string> args) {
   return all;
 }
 
-json read_json(const fs::path& path) {
-  return json::parse(read_text(path));
-}
-
 std::string sample(const std::string& name) {
   return source_path("graphs/samples/" + name);
 }

@@ -10,10 +10,6 @@ namespace {
 
 using nlohmann::json;
 
-json read_json(const std::filesystem::path& path) {
-  return json::parse(read_text(path));
-}
-
 TEST(RunCommand, SampleGraphsAllPassOrSkipAndJsonHasEveryKey) {
   TempDir dir;
   const auto out = (dir / "results.json").string();

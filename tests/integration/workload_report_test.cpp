@@ -47,10 +47,6 @@ fs::path write_collection(const TempDir& dir) {
   return folder;
 }
 
-json read_json(const fs::path& path) {
-  return json::parse(read_text(path));
-}
-
 // Validates against docs/results.schema.json with Python's jsonschema, as schema_test.cpp does;
 // false when the validator is not installed.
 bool validated_by_schema(const fs::path& results) {

@@ -11,10 +11,6 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-json read_json(const fs::path& path) {
-  return json::parse(read_text(path));
-}
-
 void expect_all_passed_or_skipped(const json& doc) {
   for (const auto& g : doc["graphs"]) {
     EXPECT_EQ(g["status"], "ok") << g.dump();

@@ -15,11 +15,10 @@
 #include "providers/cublaslt/cublaslt_provider.hpp"
 #include "run/row_runner.hpp"
 #include "session/graph_data.hpp"
+#include "../support/sample_graph.hpp"
 
 namespace dnnbench {
 namespace {
-
-const std::filesystem::path kSamples = std::filesystem::path(DNNBENCH_SOURCE_DIR) / "graphs" / "samples";
 
 [[maybe_unused]] const bool kHangDumpArmed = testing::arm_hang_stack_dump();
 
@@ -30,10 +29,6 @@ bool have_device() {
 #define REQUIRE_GPU() \
   if (!have_device()) GTEST_SKIP() << "no CUDA device"
 
-Graph sample(const std::string& name) {
-  return read_graph_file(kSamples / (name + ".json"));
-}
-
 TEST(CublasLtProvider, NoDeviceIsASoftFailure) {
   if (have_device()) GTEST_SKIP() << "a CUDA device is present";
   auto provider = make_cublaslt_provider();
@@ -41,7 +36,7 @@ TEST(CublasLtProvider, NoDeviceIsASoftFailure) {
       << provider->unusable_reason();
   auto stream = provider->make_stream();  // must not throw without a device
   try {
-    provider->engines(sample("matmul_fp16"));
+    provider->engines(testing::sample_graph("matmul_fp16"));
     FAIL() << "engines() should throw Unsupported without a device";
   } catch (const Unsupported& e) {
     EXPECT_NE(std::string(e.what()).find("no CUDA device"), std::string::npos) << e.what();
@@ -52,7 +47,7 @@ TEST(CublasLtProvider, EnginesInHeuristicOrderWithBoundedPlanSpaces) {
   REQUIRE_GPU();
   auto provider = make_cublaslt_provider();
   EXPECT_EQ(provider->version().rfind("cuBLASLt 13.", 0), 0u) << provider->version();
-  const Graph graph = sample("matmul_fp16");
+  const Graph graph = testing::sample_graph("matmul_fp16");
   const auto engines = provider->engines(graph);
   ASSERT_FALSE(engines.empty());
   // The first engine is the heuristic's pick: it has heuristic configs.
@@ -111,9 +106,9 @@ void expect_rows_pass(const Graph& graph, std::size_t max_engines = 4) {
 
 TEST(CublasLtProvider, MatmulRowsPass) {
   REQUIRE_GPU();
-  expect_rows_pass(sample("matmul_fp16"));
-  expect_rows_pass(sample("matmul_batched_bf16"));
-  expect_rows_pass(sample("matmul_plain_fp32"));
+  expect_rows_pass(testing::sample_graph("matmul_fp16"));
+  expect_rows_pass(testing::sample_graph("matmul_batched_bf16"));
+  expect_rows_pass(testing::sample_graph("matmul_plain_fp32"));
 }
 
 TEST(CublasLtProvider, BroadcastBatchRowsPass) {
@@ -168,12 +163,12 @@ TEST(CublasLtProvider, InexpressibleGraphsAreUnsupportedWithTheReason) {
   REQUIRE_GPU();
   auto provider = make_cublaslt_provider();
   try {
-    provider->engines(sample("fused_matmul_bias_gelu"));  // erf GELU: no cuBLASLt epilogue
+    provider->engines(testing::sample_graph("fused_matmul_bias_gelu"));  // erf GELU: no cuBLASLt epilogue
     FAIL() << "erf GELU should be unsupported";
   } catch (const Unsupported& e) {
     EXPECT_NE(std::string(e.what()).find("tanh"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(provider->engines(sample("conv_fwd_2d_nhwc_fp16")), Unsupported);
+  EXPECT_THROW(provider->engines(testing::sample_graph("conv_fwd_2d_nhwc_fp16")), Unsupported);
 }
 
 }  // namespace

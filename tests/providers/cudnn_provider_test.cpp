@@ -15,18 +15,13 @@
 #include "providers/cudnn/cudnn_provider.hpp"
 #include "run/row_runner.hpp"
 #include "session/graph_data.hpp"
+#include "../support/sample_graph.hpp"
 
 namespace dnnbench {
 namespace {
 
-const std::filesystem::path kSamples = std::filesystem::path(DNNBENCH_SOURCE_DIR) / "graphs" / "samples";
-
 #define REQUIRE_GPU() \
   if (!cudnn_device_available()) GTEST_SKIP() << "no CUDA device"
-
-Graph sample(const std::string& name) {
-  return read_graph_file(kSamples / (name + ".json"));
-}
 
 RunOptions quick_options() {
   RunOptions options;
@@ -39,7 +34,7 @@ TEST(CudnnProvider, NoDeviceIsASoftFailure) {
   if (cudnn_device_available()) GTEST_SKIP() << "a CUDA device is present";
   auto provider = make_cudnn_provider();
   auto stream = provider->make_stream();  // must not throw without a device
-  const Graph graph = sample("conv_fwd_2d_nchw_fp32");
+  const Graph graph = testing::sample_graph("conv_fwd_2d_nchw_fp32");
   try {
     provider->engines(graph);
     FAIL() << "engines() should throw Unsupported without a device";
@@ -66,7 +61,7 @@ TEST(CudnnProvider, VersionAndDeviceProperties) {
 TEST(CudnnProvider, SmallConvHasEnginesInHeuristicOrderWithPlans) {
   REQUIRE_GPU();
   auto provider = make_cudnn_provider();
-  const Graph graph = sample("conv_fwd_2d_nchw_fp32");
+  const Graph graph = testing::sample_graph("conv_fwd_2d_nchw_fp32");
   const auto engines = provider->engines(graph);
   ASSERT_FALSE(engines.empty());
   for (const auto& e : engines) {
@@ -86,7 +81,7 @@ void expect_rows_pass(const std::string& name) {
   SCOPED_TRACE(name);
   auto provider = make_cudnn_provider();
   auto stream = provider->make_stream();
-  const Graph graph = sample(name);
+  const Graph graph = testing::sample_graph(name);
   GraphData data(graph, 42);
   const auto options = quick_options();
   int passed = 0, replayed = 0;
@@ -136,7 +131,7 @@ TEST(CudnnProvider, GraphReplayCanBeSwitchedOff) {
   REQUIRE_GPU();
   auto provider = make_cudnn_provider();
   auto stream = provider->make_stream();
-  const Graph graph = sample("conv_fwd_2d_nhwc_fp16");
+  const Graph graph = testing::sample_graph("conv_fwd_2d_nhwc_fp16");
   GraphData data(graph, 42);
   auto options = quick_options();
   const auto engines = provider->engines(graph);
@@ -240,7 +235,7 @@ void expect_documented_skip(const std::string& name, const std::string& says) {
   SCOPED_TRACE(name);
   auto provider = make_cudnn_provider();
   auto stream = provider->make_stream();
-  const Graph graph = sample(name);
+  const Graph graph = testing::sample_graph(name);
   std::vector<EngineInfo> engines;
   try {
     engines = provider->engines(graph);
@@ -279,7 +274,7 @@ TEST(CudnnProvider, RuntimeCompiledPlansAreKeptAndLoaded) {
   REQUIRE_GPU();
   ScopedTempDir cache_dir("dnnbench-cudnn-plan-cache");
   setenv("DNNBENCH_PLAN_CACHE", cache_dir.path().c_str(), 1);
-  Graph graph = sample("conv_fwd_2d_nhwc_fp16");
+  Graph graph = testing::sample_graph("conv_fwd_2d_nhwc_fp16");
   graph.content_hash = "test:conv_fwd_2d_nhwc_fp16";  // what the loader sets for a file
   GraphData data(graph, 42);
   const auto row_of = [&](const std::string& engine_id) {

@@ -13,23 +13,18 @@
 #include "reference/gpu_reference.hpp"
 #include "run/row_runner.hpp"
 #include "session/graph_data.hpp"
+#include "../support/sample_graph.hpp"
 
 namespace dnnbench {
 namespace {
 
-const std::filesystem::path kSamples = std::filesystem::path(DNNBENCH_SOURCE_DIR) / "graphs" / "samples";
-
 #define REQUIRE_GPU_REFERENCE() \
   if (const auto why = gpu_reference_unavailable_reason(); !why.empty()) GTEST_SKIP() << why
-
-Graph sample(const std::string& name) {
-  return read_graph_file(kSamples / (name + ".json"));
-}
 
 // Largest |gpu - cpu| relative to the largest |cpu| over every graph output.
 void expect_gpu_matches_cpu(const std::string& name) {
   SCOPED_TRACE(name);
-  const Graph graph = sample(name);
+  const Graph graph = testing::sample_graph(name);
   GraphData data(graph, 7);
   const Values& cpu = data.reference(ReferenceKind::cpu_fp64);
   const Values& gpu = data.reference(ReferenceKind::gpu_fp32);
@@ -63,7 +58,7 @@ void expect_cudnn_rows_pass(const std::string& name) {
   SCOPED_TRACE(name);
   auto provider = make_cudnn_provider();
   auto stream = provider->make_stream();
-  const Graph graph = sample(name);
+  const Graph graph = testing::sample_graph(name);
   GraphData data(graph, 42);
   RunOptions options;
   options.warmup = 1;

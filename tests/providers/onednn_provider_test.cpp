@@ -17,7 +17,7 @@ namespace {
 using testing::channels_last_strides;
 using testing::GraphBuilder;
 using dims_t = std::vector<std::int64_t>;
-using Values = std::map<std::int64_t, Dense>;
+using OutputValues = std::map<std::int64_t, Dense>;
 
 PointwiseParams pw(PointwiseOp op) {
   PointwiseParams params;
@@ -34,7 +34,7 @@ Dense ramp(const dims_t& dims, int seed = 0) {
 }
 
 // Binds every non-virtual tensor, runs one plan, and returns the outputs' logical values.
-Values run_plan(Provider& provider, const Graph& graph, const PlanSpec& spec, const Values& inputs,
+OutputValues run_plan(Provider& provider, const Graph& graph, const PlanSpec& spec, const OutputValues& inputs,
                 std::vector<std::string>* notes = nullptr) {
   std::map<std::int64_t, std::unique_ptr<HostTensor>> storage;
   std::map<std::int64_t, double> scalars;
@@ -62,7 +62,7 @@ Values run_plan(Provider& provider, const Graph& graph, const PlanSpec& spec, co
   stream->synchronize();
   plan->publish_outputs(*stream);
   if (notes) *notes = plan->notes();
-  Values outputs;
+  OutputValues outputs;
   for (auto uid : graph.output_uids()) outputs[uid] = storage.at(uid)->to_dense();
   return outputs;
 }
@@ -74,7 +74,7 @@ void expect_near(const Dense& got, const Dense& want, const std::string& what, d
 }
 
 // Runs every plan of every engine and checks output `uid` against `want`; returns the engines.
-std::vector<EngineInfo> check_all_plans(Provider& provider, const Graph& graph, const Values& inputs,
+std::vector<EngineInfo> check_all_plans(Provider& provider, const Graph& graph, const OutputValues& inputs,
                                         const std::map<std::int64_t, Dense>& want, double tol = 1e-4) {
   const auto engines = provider.engines(graph);
   EXPECT_FALSE(engines.empty());
@@ -208,7 +208,7 @@ TEST_F(OneDnnProviderTest, EnginesDoNotDependOnWhatWasBuiltBefore) {
 TEST_F(OneDnnProviderTest, ConvForwardNchw) {
   const ConvShape p{2, 4, 5, 5, 8, 3, 3, 1, 1, 1};
   const auto g = conv_graph(p, ConvDir::fwd, false);
-  const Values in{{g.x, ramp({2, 4, 5, 5}, 1)}, {g.w, ramp({8, 4, 3, 3}, 2)}};
+  const OutputValues in{{g.x, ramp({2, 4, 5, 5}, 1)}, {g.w, ramp({8, 4, 3, 3}, 2)}};
   const auto engines =
       check_all_plans(*provider, g.graph, in, {{g.y, conv_loops(p, ConvDir::fwd, in.at(g.x), in.at(g.w))}});
   EXPECT_FALSE(engines.front().notes.empty());
@@ -217,7 +217,7 @@ TEST_F(OneDnnProviderTest, ConvForwardNchw) {
 TEST_F(OneDnnProviderTest, ConvForwardNhwcStridedDilated) {
   const ConvShape p{2, 8, 7, 7, 16, 3, 3, 1, 2, 1, 2};
   const auto g = conv_graph(p, ConvDir::fwd, true);
-  const Values in{{g.x, ramp({2, 8, 7, 7}, 3)}, {g.w, ramp({16, 8, 3, 3}, 4)}};
+  const OutputValues in{{g.x, ramp({2, 8, 7, 7}, 3)}, {g.w, ramp({16, 8, 3, 3}, 4)}};
   check_all_plans(*provider, g.graph, in, {{g.y, conv_loops(p, ConvDir::fwd, in.at(g.x), in.at(g.w))}});
 }
 
@@ -239,7 +239,7 @@ TEST_F(OneDnnProviderTest, GroupedConvNchwAndNhwc) {
     SCOPED_TRACE(nhwc ? "nhwc" : "nchw");
     const ConvShape p{2, 4, 5, 5, 6, 3, 3, 2, 1, 1};
     const auto g = conv_graph(p, ConvDir::fwd, nhwc);
-    const Values in{{g.x, ramp({2, 4, 5, 5}, 5)}, {g.w, ramp({6, 2, 3, 3}, 6)}};
+    const OutputValues in{{g.x, ramp({2, 4, 5, 5}, 5)}, {g.w, ramp({6, 2, 3, 3}, 6)}};
     check_all_plans(*provider, g.graph, in, {{g.y, conv_loops(p, ConvDir::fwd, in.at(g.x), in.at(g.w))}});
   }
 }
@@ -247,21 +247,21 @@ TEST_F(OneDnnProviderTest, GroupedConvNchwAndNhwc) {
 TEST_F(OneDnnProviderTest, DepthwiseConv) {
   const ConvShape p{1, 8, 6, 6, 8, 3, 3, 8, 1, 1};
   const auto g = conv_graph(p, ConvDir::fwd, true);
-  const Values in{{g.x, ramp({1, 8, 6, 6}, 7)}, {g.w, ramp({8, 1, 3, 3}, 8)}};
+  const OutputValues in{{g.x, ramp({1, 8, 6, 6}, 7)}, {g.w, ramp({8, 1, 3, 3}, 8)}};
   check_all_plans(*provider, g.graph, in, {{g.y, conv_loops(p, ConvDir::fwd, in.at(g.x), in.at(g.w))}});
 }
 
 TEST_F(OneDnnProviderTest, ConvBackwardData) {
   const ConvShape p{2, 4, 6, 6, 8, 3, 3, 1, 2, 1};
   const auto g = conv_graph(p, ConvDir::bwd_data, false);
-  const Values in{{g.y, ramp({2, 8, p.oh(), p.ow()}, 1)}, {g.w, ramp({8, 4, 3, 3}, 2)}};
+  const OutputValues in{{g.y, ramp({2, 8, p.oh(), p.ow()}, 1)}, {g.w, ramp({8, 4, 3, 3}, 2)}};
   check_all_plans(*provider, g.graph, in, {{g.x, conv_loops(p, ConvDir::bwd_data, in.at(g.y), in.at(g.w))}});
 }
 
 TEST_F(OneDnnProviderTest, ConvBackwardWeights) {
   const ConvShape p{2, 4, 6, 6, 8, 3, 3, 1, 1, 1};
   const auto g = conv_graph(p, ConvDir::bwd_weights, true);
-  const Values in{{g.x, ramp({2, 4, 6, 6}, 1)}, {g.y, ramp({2, 8, 6, 6}, 2)}};
+  const OutputValues in{{g.x, ramp({2, 4, 6, 6}, 1)}, {g.y, ramp({2, 8, 6, 6}, 2)}};
   check_all_plans(*provider, g.graph, in,
                   {{g.w, conv_loops(p, ConvDir::bwd_weights, in.at(g.x), in.at(g.y))}});
 }
@@ -281,7 +281,7 @@ TEST_F(OneDnnProviderTest, ConvBiasReluChainIsFused) {
          pw(PointwiseOp::add));
   b.node("PointwiseAttributes", OpKind::pointwise, {{"in_0", biased}}, {{"out_0", y}}, pw(PointwiseOp::relu));
   const Graph graph = b.build();
-  const Values in{{x, ramp({2, 4, 5, 5}, 1)}, {w, ramp({8, 4, 3, 3}, 2)}, {bias, ramp({1, 8, 1, 1}, 3)}};
+  const OutputValues in{{x, ramp({2, 4, 5, 5}, 1)}, {w, ramp({8, 4, 3, 3}, 2)}, {bias, ramp({1, 8, 1, 1}, 3)}};
   Dense want = conv_loops(p, ConvDir::fwd, in.at(x), in.at(w));
   for (std::size_t i = 0; i < want.data.size(); ++i)
     want.data[i] = std::max(0.0, want.data[i] + in.at(bias).data[(i / 25) % 8]);
@@ -295,7 +295,7 @@ TEST_F(OneDnnProviderTest, MatmulBatchedBroadcast) {
   const auto c = b.tensor("c", {2, 3, 5});
   b.node("MatmulAttributes", OpKind::matmul, {{"a", a}, {"b", w}}, {{"c", c}}, MatmulParams{});
   const Graph graph = b.build();
-  const Values in{{a, ramp({2, 3, 4}, 1)}, {w, ramp({4, 5}, 2)}};
+  const OutputValues in{{a, ramp({2, 3, 4}, 1)}, {w, ramp({4, 5}, 2)}};
   Dense want({2, 3, 5});
   for (int bt = 0; bt < 2; ++bt)
     for (int m = 0; m < 3; ++m)
@@ -314,7 +314,7 @@ TEST_F(OneDnnProviderTest, MatmulTransposedOperandAndBatchOneBroadcast) {
   const auto c = b.tensor("c", {2, 3, 5});
   b.node("MatmulAttributes", OpKind::matmul, {{"a", a}, {"b", w}}, {{"c", c}}, MatmulParams{});
   const Graph graph = b.build();
-  const Values in{{a, ramp({1, 3, 4}, 1)}, {w, ramp({2, 4, 5}, 2)}};
+  const OutputValues in{{a, ramp({1, 3, 4}, 1)}, {w, ramp({2, 4, 5}, 2)}};
   Dense want({2, 3, 5});
   for (int bt = 0; bt < 2; ++bt)
     for (int m = 0; m < 3; ++m)
@@ -339,7 +339,7 @@ TEST_F(OneDnnProviderTest, MatmulBiasGeluChain) {
          pw(PointwiseOp::add));
   b.node("PointwiseAttributes", OpKind::pointwise, {{"in_0", biased}}, {{"out_0", c}}, pw(PointwiseOp::gelu));
   const Graph graph = b.build();
-  const Values in{{a, ramp({3, 4}, 1)}, {w, ramp({4, 5}, 2)}, {bias, ramp({1, 5}, 3)}};
+  const OutputValues in{{a, ramp({3, 4}, 1)}, {w, ramp({4, 5}, 2)}, {bias, ramp({1, 5}, 3)}};
   Dense want({3, 5});
   for (int m = 0; m < 3; ++m)
     for (int n = 0; n < 5; ++n) {
@@ -368,7 +368,7 @@ TEST_F(OneDnnProviderTest, ChainWithReversedSubAndSoftplusBeta) {
   softplus.softplus_beta = 2.0;
   b.node("PointwiseAttributes", OpKind::pointwise, {{"in_0", diff}}, {{"out_0", c}}, softplus);
   const Graph graph = b.build();
-  const Values in{{a, ramp({2, 3}, 1)}, {w, ramp({3, 4}, 2)}, {bias, ramp({1, 4}, 3)}};
+  const OutputValues in{{a, ramp({2, 3}, 1)}, {w, ramp({3, 4}, 2)}, {bias, ramp({1, 4}, 3)}};
   Dense want({2, 4});
   for (std::size_t m = 0; m < 2; ++m)
     for (std::size_t n = 0; n < 4; ++n) {
@@ -605,7 +605,7 @@ TEST_F(OneDnnProviderTest, NhwcConvOffersPlainLayoutAndRecordsReorders) {
   EXPECT_TRUE(any_plain) << "an NHWC conv should have some engine that runs on the user's strides";
   // Running on the implementation's own layouts records the reorders bind and publish do.
   std::vector<std::string> notes;
-  const Values in{{g.x, ramp({2, 16, 8, 8}, 1)}, {g.w, ramp({16, 16, 3, 3}, 2)}};
+  const OutputValues in{{g.x, ramp({2, 16, 8, 8}, 1)}, {g.w, ramp({16, 16, 3, 3}, 2)}};
   run_plan(*provider, g.graph, heuristic, in, &notes);
   if (engines.front().notes.front().find("acdb") == std::string::npos) {
     ASSERT_FALSE(notes.empty());

@@ -38,7 +38,7 @@ RowResult timed_row(const std::string& provider, const std::string& engine, doub
   return row;
 }
 
-GraphResult graph(const std::string& name, std::vector<RowResult> rows, const std::string& hash = "") {
+GraphResult named_graph(const std::string& name, std::vector<RowResult> rows, const std::string& hash = "") {
   GraphResult g;
   g.graph_name = name;
   g.graph_path = "graphs/" + name + ".json";
@@ -81,8 +81,8 @@ TEST(Verdict, MedianCiFallbackWithoutSamples) {
 
 TEST(Compare, RunWithItselfHasNoFasterOrSlower) {
   const auto a =
-      run({graph("g1", {timed_row("onednn", "jit:avx2", 1.0), timed_row("onednn", "ref:any", 9.0)}, "h1"),
-           graph("g2", {timed_row("onednn", "jit:avx2", 0.01, false)}, "h2")});
+      run({named_graph("g1", {timed_row("onednn", "jit:avx2", 1.0), timed_row("onednn", "ref:any", 9.0)}, "h1"),
+           named_graph("g2", {timed_row("onednn", "jit:avx2", 0.01, false)}, "h2")});
   const auto c = compare_runs(a, a, {});
   ASSERT_EQ(c.rows.size(), 3u);
   EXPECT_EQ(c.faster + c.slower, 0);
@@ -110,9 +110,9 @@ RowResult placed_row(double ms, std::vector<double> chunk_factors, double sample
 }
 
 TEST(Compare, PlacementSpreadJudgesRunsWithoutRepeat) {
-  const auto a = run({graph("g", {placed_row(1.0, {1.0, 1.015, 1.035}, 0.04)}, "h")});
-  const auto same = run({graph("g", {placed_row(1.015, {1.0, 0.99, 1.005}, 0.04)}, "h")});
-  const auto slower = run({graph("g", {placed_row(1.10, {1.0, 1.01, 0.995}, 0.04)}, "h")});
+  const auto a = run({named_graph("g", {placed_row(1.0, {1.0, 1.015, 1.035}, 0.04)}, "h")});
+  const auto same = run({named_graph("g", {placed_row(1.015, {1.0, 0.99, 1.005}, 0.04)}, "h")});
+  const auto slower = run({named_graph("g", {placed_row(1.10, {1.0, 1.01, 0.995}, 0.04)}, "h")});
   const auto c_same = compare_runs(a, same, {});
   ASSERT_EQ(c_same.rows.size(), 1u);
   // 1.81 x 3.5%, above the CPU's 5% floor; two IQRs of these samples would be 16%.
@@ -143,8 +143,8 @@ TEST(Compare, RowsMeasuredInDifferentThreadSyncStatesAreUndecided) {
     row.timing->host_sync = TimingInfo::HostSync{2, sync_us, sync_us};
     return row;
   };
-  const auto a = run({graph("g", {synced(1.0, 0.97)}, "h")});
-  const auto slow_state = run({graph("g", {synced(2.0, 1.31)}, "h")});
+  const auto a = run({named_graph("g", {synced(1.0, 0.97)}, "h")});
+  const auto slow_state = run({named_graph("g", {synced(2.0, 1.31)}, "h")});
   const auto c = compare_runs(a, slow_state, {});
   ASSERT_EQ(c.rows.size(), 1u);
   EXPECT_EQ(c.rows[0].verdict, Verdict::undecided);
@@ -152,7 +152,7 @@ TEST(Compare, RowsMeasuredInDifferentThreadSyncStatesAreUndecided) {
   EXPECT_NE(c.rows[0].note.find("0.97 us in A, 1.31 us in B"), std::string::npos) << c.rows[0].note;
   EXPECT_TRUE(c.regressions().empty());
   // The same state (within 10%): judged as any row, and a real 2x is a regression.
-  const auto same_state = run({graph("g", {synced(2.0, 1.0)}, "h")});
+  const auto same_state = run({named_graph("g", {synced(2.0, 1.0)}, "h")});
   const auto judged = compare_runs(a, same_state, {});
   EXPECT_EQ(judged.rows[0].verdict, Verdict::slower);
   EXPECT_NE(judged.rows[0].noise_source, "host-sync");
@@ -171,15 +171,15 @@ TEST(Compare, RowsMeasuredInDifferentThreadSyncStatesAreUndecided) {
 }
 
 TEST(Compare, JoinsByContentHashAcrossRenamedFiles) {
-  const auto a = run({graph("old_name", {timed_row("onednn", "e", 1.0)}, "same-hash")});
-  const auto b = run({graph("new_name", {timed_row("onednn", "e", 1.5)}, "same-hash")});
+  const auto a = run({named_graph("old_name", {timed_row("onednn", "e", 1.0)}, "same-hash")});
+  const auto b = run({named_graph("new_name", {timed_row("onednn", "e", 1.5)}, "same-hash")});
   const auto c = compare_runs(a, b, {});
   ASSERT_EQ(c.rows.size(), 1u);
   EXPECT_EQ(c.rows[0].verdict, Verdict::slower);
   EXPECT_EQ(c.regressions().size(), 1u);
   // Without hashes, by path: different paths do not join.
-  const auto c2 = compare_runs(run({graph("x", {timed_row("onednn", "e", 1.0)})}),
-                               run({graph("y", {timed_row("onednn", "e", 1.0)})}), {});
+  const auto c2 = compare_runs(run({named_graph("x", {timed_row("onednn", "e", 1.0)})}),
+                               run({named_graph("y", {timed_row("onednn", "e", 1.0)})}), {});
   EXPECT_TRUE(c2.rows.empty());
   EXPECT_EQ(c2.only_in_a.size(), 1u);
   EXPECT_EQ(c2.only_in_b.size(), 1u);
@@ -187,8 +187,8 @@ TEST(Compare, JoinsByContentHashAcrossRenamedFiles) {
 
 TEST(Compare, ByBestComparesEachGraphsFastestRow) {
   const auto a =
-      run({graph("g", {timed_row("onednn", "jit:avx2", 1.0), timed_row("onednn", "ref:any", 5.0)}, "h")});
-  const auto b = run({graph("g", {timed_row("onednn", "ref:any", 5.0)}, "h")});
+      run({named_graph("g", {timed_row("onednn", "jit:avx2", 1.0), timed_row("onednn", "ref:any", 5.0)}, "h")});
+  const auto b = run({named_graph("g", {timed_row("onednn", "ref:any", 5.0)}, "h")});
   CompareOptions o;
   o.by = CompareBy::best;
   const auto c = compare_runs(a, b, o);
@@ -206,8 +206,8 @@ TEST(Compare, ByBestComparesEachGraphsFastestRow) {
 TEST(Compare, RowBrokenInBIsARegression) {
   auto bad = timed_row("onednn", "e", 1.0);
   bad.correctness->passed = false;
-  const auto c = compare_runs(run({graph("g", {timed_row("onednn", "e", 1.0)}, "h")}),
-                              run({graph("g", {bad}, "h")}), {});
+  const auto c = compare_runs(run({named_graph("g", {timed_row("onednn", "e", 1.0)}, "h")}),
+                              run({named_graph("g", {bad}, "h")}), {});
   ASSERT_EQ(c.rows.size(), 1u);
   EXPECT_TRUE(c.rows[0].broken);
   EXPECT_EQ(c.rows[0].note, "A passed, B failed validation");
@@ -215,7 +215,7 @@ TEST(Compare, RowBrokenInBIsARegression) {
 }
 
 TEST(Compare, MismatchedCacheModeInvalidates) {
-  auto a = run({graph("g", {timed_row("onednn", "e", 1.0)}, "h")});
+  auto a = run({named_graph("g", {timed_row("onednn", "e", 1.0)}, "h")});
   auto b = a;
   b.suite.metadata["options"]["cache_mode"] = "cold";
   b.suite.metadata["options"]["warmup"] = 5;
@@ -231,7 +231,7 @@ TEST(Compare, MismatchedCacheModeInvalidates) {
 }
 
 TEST(Compare, TimingMethodDifferenceInvalidatesButBatchSizeDoesNot) {
-  auto a = run({graph("g", {timed_row("onednn", "e", 1.0)}, "h")});
+  auto a = run({named_graph("g", {timed_row("onednn", "e", 1.0)}, "h")});
   auto b = a;
   a.suite.graphs[0].results[0].timing->method = "device-events-batched(20 per sample)";
   b.suite.graphs[0].results[0].timing->method = "device-events-batched(40 per sample)";
@@ -248,8 +248,8 @@ TEST(Compare, LibraryVersionViewShowsPickRankAndBest) {
   // A: the pick (first engine) is the fastest. B (new version): the pick is another engine, slower
   // than the best, which also changed.
   const auto a =
-      run({graph("g", {timed_row("cudnn", "eng1", 1.0), timed_row("cudnn", "eng2", 1.3)}, "h")}, "9.14");
-  const auto b = run({graph("g",
+      run({named_graph("g", {timed_row("cudnn", "eng1", 1.0), timed_row("cudnn", "eng2", 1.3)}, "h")}, "9.14");
+  const auto b = run({named_graph("g",
                             {timed_row("cudnn", "eng2", 1.2), timed_row("cudnn", "eng1", 1.0),
                              timed_row("cudnn", "eng3", 0.9)},
                             "h")},
@@ -278,9 +278,9 @@ TEST(Compare, LibraryVersionViewShowsPickRankAndBest) {
 
 TEST(Compare, GeomeanOverComparedRows) {
   const auto a = run(
-      {graph("g1", {timed_row("onednn", "e", 1.0)}, "1"), graph("g2", {timed_row("onednn", "e", 1.0)}, "2")});
+      {named_graph("g1", {timed_row("onednn", "e", 1.0)}, "1"), named_graph("g2", {timed_row("onednn", "e", 1.0)}, "2")});
   const auto b = run(
-      {graph("g1", {timed_row("onednn", "e", 2.0)}, "1"), graph("g2", {timed_row("onednn", "e", 0.5)}, "2")});
+      {named_graph("g1", {timed_row("onednn", "e", 2.0)}, "1"), named_graph("g2", {timed_row("onednn", "e", 0.5)}, "2")});
   const auto c = compare_runs(a, b, {});
   ASSERT_TRUE(c.geomean_ratio);
   EXPECT_NEAR(*c.geomean_ratio, 1.0, 0.01);
@@ -289,14 +289,14 @@ TEST(Compare, GeomeanOverComparedRows) {
 }
 
 TEST(Compare, ReadsResultsWrittenBeforeContentHashesWereRecorded) {
-  auto doc = suite_to_json(run({graph("g", {timed_row("onednn", "e", 1.0)}, "h")}).suite);
+  auto doc = suite_to_json(run({named_graph("g", {timed_row("onednn", "e", 1.0)}, "h")}).suite);
   auto& g = doc["graphs"][0];
   for (const char* key : {"content_hash", "data_type", "ops"}) g.erase(key);
   g["results"][0].erase("peak");
   const auto suite = suite_from_json(doc);
   EXPECT_FALSE(suite.graphs[0].content_hash);
   const RunFile older{"old.json", suite};
-  const auto c = compare_runs(older, run({graph("g", {timed_row("onednn", "e", 1.0)}, "h")}), {});
+  const auto c = compare_runs(older, run({named_graph("g", {timed_row("onednn", "e", 1.0)}, "h")}), {});
   EXPECT_EQ(c.rows.size(), 1u);  // joined by path
 }
 

@@ -18,7 +18,7 @@ RowResult row(const std::string& provider, const std::string& engine, double med
   return r;
 }
 
-GraphResult graph(const std::string& path, std::vector<RowResult> rows) {
+GraphResult graph_at(const std::string& path, std::vector<RowResult> rows) {
   GraphResult g;
   g.graph_name = path;
   g.graph_path = path;
@@ -45,8 +45,8 @@ std::vector<std::string> paths(const SuiteResult& suite) {
 
 TEST(Merge, ShardsInInputOrder) {
   const auto merged =
-      merge_results({shard_file(1, 2, {1, 2}, {graph("b", {row("onednn", "e")}), graph("c", {})}),
-                     shard_file(2, 2, {0, 3}, {graph("a", {row("onednn", "e")}), graph("d", {})})});
+      merge_results({shard_file(1, 2, {1, 2}, {graph_at("b", {row("onednn", "e")}), graph_at("c", {})}),
+                     shard_file(2, 2, {0, 3}, {graph_at("a", {row("onednn", "e")}), graph_at("d", {})})});
   EXPECT_EQ(paths(merged.suite), (std::vector<std::string>{"a", "b", "c", "d"}));
   EXPECT_TRUE(merged.suite.complete);
   EXPECT_TRUE(merged.warnings.empty());
@@ -58,8 +58,8 @@ TEST(Merge, ShardsInInputOrder) {
 TEST(Merge, EachRowOnce) {
   // The same graph in two files (a rerun): rows it already has are dropped, new ones added.
   const auto merged =
-      merge_results({shard_file(1, 2, {0}, {graph("a", {row("onednn", "e1"), row("onednn", "e2")})}),
-                     shard_file(2, 2, {0}, {graph("a", {row("onednn", "e2", 7), row("reference", "ref")})})});
+      merge_results({shard_file(1, 2, {0}, {graph_at("a", {row("onednn", "e1"), row("onednn", "e2")})}),
+                     shard_file(2, 2, {0}, {graph_at("a", {row("onednn", "e2", 7), row("reference", "ref")})})});
   ASSERT_EQ(merged.suite.graphs.size(), 1u);
   const auto& rows = merged.suite.graphs[0].results;
   ASSERT_EQ(rows.size(), 3u);
@@ -72,17 +72,17 @@ TEST(Merge, EachRowOnce) {
 
 TEST(Merge, MissingShardOrIncompleteFileIsIncomplete) {
   auto merged =
-      merge_results({shard_file(1, 3, {0}, {graph("a", {})}), shard_file(3, 3, {2}, {graph("c", {})})});
+      merge_results({shard_file(1, 3, {0}, {graph_at("a", {})}), shard_file(3, 3, {2}, {graph_at("c", {})})});
   EXPECT_FALSE(merged.suite.complete);
   ASSERT_FALSE(merged.warnings.empty());
   EXPECT_NE(merged.warnings.back().find("shard 2 of 3 missing"), std::string::npos) << merged.warnings.back();
-  merged = merge_results({shard_file(1, 1, {0}, {graph("a", {})}, /*complete=*/false)});
+  merged = merge_results({shard_file(1, 1, {0}, {graph_at("a", {})}, /*complete=*/false)});
   EXPECT_FALSE(merged.suite.complete);
 }
 
 TEST(Merge, RefusesWhatIsNotResults) {
   EXPECT_THROW(merge_results({{"x.json", nlohmann::json{{"a", 1}}}}), std::runtime_error);
-  auto wrong = shard_file(1, 1, {0}, {graph("a", {})});
+  auto wrong = shard_file(1, 1, {0}, {graph_at("a", {})});
   wrong.results["schema_version"] = 99;
   EXPECT_THROW(merge_results({wrong}), std::runtime_error);
 }
@@ -90,7 +90,7 @@ TEST(Merge, RefusesWhatIsNotResults) {
 TEST(Merge, KeepsMeasuredBy) {
   auto r = row("onednn", "e");
   r.measured_by = MeasuredBy{2, "node9"};
-  const auto merged = merge_results({shard_file(1, 1, {0}, {graph("a", {r})})});
+  const auto merged = merge_results({shard_file(1, 1, {0}, {graph_at("a", {r})})});
   ASSERT_TRUE(merged.suite.graphs[0].results[0].measured_by);
   EXPECT_EQ(merged.suite.graphs[0].results[0].measured_by->rank, 2);
   EXPECT_EQ(merged.suite.graphs[0].results[0].measured_by->host, "node9");

@@ -13,7 +13,7 @@ namespace {
 using nlohmann::json;
 
 // Samples around `centre` whose relative IQR is about `iqr` (a sine's quartiles are at ±0.707).
-std::vector<double> samples(double centre, double iqr, int n = 40) {
+std::vector<double> iqr_samples(double centre, double iqr, int n = 40) {
   std::vector<double> v;
   for (int i = 0; i < n; ++i) v.push_back(centre * (1 + iqr / 1.414 * std::sin(2.3 * i)));
   return v;
@@ -23,7 +23,7 @@ RowResult row(double ms, double iqr, bool gpu = false, const std::string& provid
   RowResult r;
   r.provider = provider;
   r.engine_id = "e";
-  const auto s = samples(ms, iqr);
+  const auto s = iqr_samples(ms, iqr);
   r.host_stats = summarize(s);
   if (gpu) r.gpu_kernel_stats = summarize(s);
   TimingInfo t;

@@ -35,7 +35,7 @@ PairedDelta delta(double baseline_ms, double best_ms, bool significant) {
   return d;
 }
 
-GraphResult graph(const std::string& path, std::vector<std::string> ops, double pick_ms) {
+GraphResult workload_graph(const std::string& path, std::vector<std::string> ops, double pick_ms) {
   GraphResult g;
   g.graph_name = g.graph_path = path;
   g.ops = std::move(ops);
@@ -65,13 +65,13 @@ const WorkloadGroup& find(const ProviderWorkloadReport& p, const std::string& ki
 //   conv  (conv_fwd + pointwise): resnet x3, unet x1; pick 2 ms, beaten 2.0x (2 ms -> 1 ms)
 //   mm    (matmul):               bert x4;            pick 1 ms, not significant (1.1x)
 //   ln    (layernorm):            bert x2;            pick 1 ms, the pick is the best plan
-SuiteResult oracle_suite() {
+SuiteResult workload_oracle_suite() {
   SuiteResult suite;
-  auto conv = graph("conv", {"conv_fwd", "pointwise"}, 2.0);
+  auto conv = workload_graph("conv", {"conv_fwd", "pointwise"}, 2.0);
   conv.regret = {regret(delta(2.0, 1.0, true))};
-  auto mm = graph("mm", {"matmul"}, 1.0);
+  auto mm = workload_graph("mm", {"matmul"}, 1.0);
   mm.regret = {regret(delta(1.0, 1.0 / 1.1, false))};
-  auto ln = graph("ln", {"layernorm"}, 1.0);
+  auto ln = workload_graph("ln", {"layernorm"}, 1.0);
   ln.regret = {regret(std::nullopt)};
   suite.graphs = {conv, mm, ln};
   suite.layer_models = {{"conv", {{"resnet", 3}, {"unet", 1}}}, {"mm", {{"bert", 4}}}, {"ln", {{"bert", 2}}}};
@@ -96,7 +96,7 @@ TEST(WorkloadReport, FamiliesByTheHeaviestOp) {
 }
 
 TEST(WorkloadReport, OracleFiguresPerFamilyAndModel) {
-  const auto report = workload_report(oracle_suite());
+  const auto report = workload_report(workload_oracle_suite());
   ASSERT_EQ(report.providers.size(), 1u);
   const auto& p = report.providers[0];
   EXPECT_EQ(p.provider, "cudnn");
@@ -146,7 +146,7 @@ TEST(WorkloadReport, OracleFiguresPerFamilyAndModel) {
 }
 
 TEST(WorkloadReport, WithoutOracleModelTimeIsCountTimesMedian) {
-  auto suite = oracle_suite();
+  auto suite = workload_oracle_suite();
   for (auto& g : suite.graphs) g.regret.clear();
   // A second engine of the conv graph is faster: best = 1.5 ms.
   suite.graphs[0].results.push_back(timed_row("cudnn", "e2", 1.5));
@@ -170,7 +170,7 @@ TEST(WorkloadReport, WithoutOracleModelTimeIsCountTimesMedian) {
 }
 
 TEST(WorkloadReport, DuplicatesAddTheirModelsToTheGraphThatRan) {
-  auto suite = oracle_suite();
+  auto suite = workload_oracle_suite();
   GraphResult dup;
   dup.graph_name = dup.graph_path = "conv-again";
   dup.duplicate_of = "conv";
@@ -184,14 +184,14 @@ TEST(WorkloadReport, DuplicatesAddTheirModelsToTheGraphThatRan) {
 }
 
 TEST(WorkloadReport, WithoutLayerModelsThereIsNoReport) {
-  auto suite = oracle_suite();
+  auto suite = workload_oracle_suite();
   suite.layer_models.clear();
   EXPECT_TRUE(workload_report(suite).empty());
   EXPECT_EQ(workload_inputs_line(suite), "");
 }
 
 TEST(WorkloadReport, RegretErrorsAreNotJudged) {
-  auto suite = oracle_suite();
+  auto suite = workload_oracle_suite();
   suite.graphs[2].regret[0].best_plan = "e9";  // a comparison that failed: a note, no delta
   suite.graphs[2].regret[0].note = "CudnnError: out of memory";
   const auto report = workload_report(suite);  // kept: a reference into a temporary dangles
@@ -201,7 +201,7 @@ TEST(WorkloadReport, RegretErrorsAreNotJudged) {
 }
 
 TEST(WorkloadReport, ConsoleAndJson) {
-  auto suite = oracle_suite();
+  auto suite = workload_oracle_suite();
   const auto report = workload_report(suite);
   std::ostringstream out;
   print_workload_report(out, report);
@@ -220,8 +220,8 @@ TEST(WorkloadReport, ConsoleAndJson) {
 }
 
 TEST(WorkloadReport, DiffJoinsGroupsOfTwoRuns) {
-  auto a = oracle_suite();
-  auto b = oracle_suite();
+  auto a = workload_oracle_suite();
+  auto b = workload_oracle_suite();
   b.metadata["providers"]["cudnn"]["version"] = "9.19.0";
   b.graphs[0].regret = {regret(std::nullopt)};  // B's pick for conv is the best plan
   const auto diff = workload_diff(workload_report(a), workload_report(b));

@@ -10,7 +10,7 @@
 namespace dnnbench {
 namespace {
 
-Graph relu_graph() {
+Graph relu_f32_to_f16_graph() {
   testing::GraphBuilder b("relu");
   const auto x = b.tensor("x", {2, 3});
   const auto y = b.tensor("y", {2, 3}, DataType::f16);
@@ -23,7 +23,7 @@ Graph relu_graph() {
 TEST(ReferenceProvider, RunsAsAnEngineAndPassesItsOwnCheck) {
   auto provider = make_reference_provider();
   auto stream = provider->make_stream();
-  const auto graph = relu_graph();
+  const auto graph = relu_f32_to_f16_graph();
   GraphData data(graph, 1);
   const auto engines = provider->engines(graph);
   ASSERT_EQ(engines.size(), 1u);
@@ -39,7 +39,7 @@ TEST(ReferenceProvider, RunsAsAnEngineAndPassesItsOwnCheck) {
 
 TEST(ReferenceProvider, RefusesAnyOtherPlan) {
   auto provider = make_reference_provider();
-  EXPECT_THROW(provider->build(relu_graph(), PlanSpec{"cpu-fp64", {{"k", "1"}}}), Unsupported);
+  EXPECT_THROW(provider->build(relu_f32_to_f16_graph(), PlanSpec{"cpu-fp64", {{"k", "1"}}}), Unsupported);
 }
 
 TEST(ProviderRegistry, ReferenceIsBuiltButOptIn) {

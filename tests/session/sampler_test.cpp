@@ -18,7 +18,7 @@
 namespace dnnbench {
 namespace {
 
-Graph relu_graph() {
+Graph relu_32x32_graph() {
   testing::GraphBuilder b("relu");
   const auto x = b.tensor("x", {32, 32});
   const auto y = b.tensor("y", {32, 32});
@@ -104,7 +104,7 @@ struct Fixture {
   explicit Fixture(bool device, bool refuse_capture = false)
       : provider(make_provider("reference")),
         host_stream(provider->make_stream()),
-        graph(relu_graph()),
+        graph(relu_32x32_graph()),
         data(graph, 1) {
     if (device) fake = std::make_unique<FakeDeviceStream>(provider->make_stream(), counts, refuse_capture);
     stream = device ? static_cast<Stream*>(fake.get()) : host_stream.get();
