@@ -162,7 +162,8 @@ std::string dt_of(const std::map<std::string, Md>& mds, const std::vector<Names>
   return out;
 }
 
-void add_tag(BenchdnnCommand& c, const std::map<std::string, Md>& mds, const Names& role, const char* option) {
+void add_tag(BenchdnnCommand& c, const std::map<std::string, Md>& mds, const Names& role,
+             const char* option) {
   if (const Md* md = find_md(mds, role); md && !md->tag.empty())
     c.tokens.push_back(fmt::format("--{}={}", option, plain_order(md->tag)));
 }

@@ -126,7 +126,8 @@ std::optional<PeakFigures> cpu_peaks(const json& metadata, const std::string& da
   };
   // The libraries' threads: OMP_NUM_THREADS when the run set it.
   std::string threads_basis = "logical cores";
-  if (const auto omp = number_or_numeric_text(metadata.value("environment", json::object()), "OMP_NUM_THREADS");
+  if (const auto omp =
+          number_or_numeric_text(metadata.value("environment", json::object()), "OMP_NUM_THREADS");
       omp && *omp > 0 && *omp < *cores) {
     cores = *omp;
     threads_basis = "OMP_NUM_THREADS";
@@ -176,7 +177,9 @@ std::optional<PeakFigures> measured_peaks(const json& metadata, const std::strin
     if (text(m, "provider") != provider || text(m, "data_type") != data_type) continue;
     // A calibration of another device (the file moved with the user's home) does not apply.
     if (!device.empty() && !text(m, "device").empty() && text(m, "device") != device) continue;
-    if (!number_or_numeric_text(m, "matrix_flops") && !number_or_numeric_text(m, "vector_flops") && !number_or_numeric_text(m, "bytes_per_s")) continue;
+    if (!number_or_numeric_text(m, "matrix_flops") && !number_or_numeric_text(m, "vector_flops") &&
+        !number_or_numeric_text(m, "bytes_per_s"))
+      continue;
     PeakFigures peak;
     peak.device = text(m, "device");
     if (const auto f = number_or_numeric_text(m, "matrix_flops")) peak.matrix_flops = f;

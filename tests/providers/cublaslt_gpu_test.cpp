@@ -11,11 +11,11 @@
 
 #include "../support/graph_builder.hpp"
 #include "../support/hang_stack.hpp"
+#include "../support/sample_graph.hpp"
 #include "graph/reader.hpp"
 #include "providers/cublaslt/cublaslt_provider.hpp"
 #include "run/row_runner.hpp"
 #include "session/graph_data.hpp"
-#include "../support/sample_graph.hpp"
 
 namespace dnnbench {
 namespace {

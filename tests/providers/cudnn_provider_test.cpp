@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "../support/sample_graph.hpp"
 #include "graph/reader.hpp"
 #include "input/archive.hpp"  // ScopedTempDir
 #include "providers/cudnn/cudnn_provider.hpp"
 #include "run/row_runner.hpp"
 #include "session/graph_data.hpp"
-#include "../support/sample_graph.hpp"
 
 namespace dnnbench {
 namespace {

@@ -8,12 +8,12 @@
 #include <filesystem>
 #include <string>
 
+#include "../support/sample_graph.hpp"
 #include "graph/reader.hpp"
 #include "providers/cudnn/cudnn_provider.hpp"
 #include "reference/gpu_reference.hpp"
 #include "run/row_runner.hpp"
 #include "session/graph_data.hpp"
-#include "../support/sample_graph.hpp"
 
 namespace dnnbench {
 namespace {

@@ -34,8 +34,8 @@ Dense ramp(const dims_t& dims, int seed = 0) {
 }
 
 // Binds every non-virtual tensor, runs one plan, and returns the outputs' logical values.
-OutputValues run_plan(Provider& provider, const Graph& graph, const PlanSpec& spec, const OutputValues& inputs,
-                std::vector<std::string>* notes = nullptr) {
+OutputValues run_plan(Provider& provider, const Graph& graph, const PlanSpec& spec,
+                      const OutputValues& inputs, std::vector<std::string>* notes = nullptr) {
   std::map<std::int64_t, std::unique_ptr<HostTensor>> storage;
   std::map<std::int64_t, double> scalars;
   Bindings bindings;
@@ -281,7 +281,8 @@ TEST_F(OneDnnProviderTest, ConvBiasReluChainIsFused) {
          pw(PointwiseOp::add));
   b.node("PointwiseAttributes", OpKind::pointwise, {{"in_0", biased}}, {{"out_0", y}}, pw(PointwiseOp::relu));
   const Graph graph = b.build();
-  const OutputValues in{{x, ramp({2, 4, 5, 5}, 1)}, {w, ramp({8, 4, 3, 3}, 2)}, {bias, ramp({1, 8, 1, 1}, 3)}};
+  const OutputValues in{
+      {x, ramp({2, 4, 5, 5}, 1)}, {w, ramp({8, 4, 3, 3}, 2)}, {bias, ramp({1, 8, 1, 1}, 3)}};
   Dense want = conv_loops(p, ConvDir::fwd, in.at(x), in.at(w));
   for (std::size_t i = 0; i < want.data.size(); ++i)
     want.data[i] = std::max(0.0, want.data[i] + in.at(bias).data[(i / 25) % 8]);

@@ -80,9 +80,9 @@ TEST(Verdict, MedianCiFallbackWithoutSamples) {
 }
 
 TEST(Compare, RunWithItselfHasNoFasterOrSlower) {
-  const auto a =
-      run({named_graph("g1", {timed_row("onednn", "jit:avx2", 1.0), timed_row("onednn", "ref:any", 9.0)}, "h1"),
-           named_graph("g2", {timed_row("onednn", "jit:avx2", 0.01, false)}, "h2")});
+  const auto a = run(
+      {named_graph("g1", {timed_row("onednn", "jit:avx2", 1.0), timed_row("onednn", "ref:any", 9.0)}, "h1"),
+       named_graph("g2", {timed_row("onednn", "jit:avx2", 0.01, false)}, "h2")});
   const auto c = compare_runs(a, a, {});
   ASSERT_EQ(c.rows.size(), 3u);
   EXPECT_EQ(c.faster + c.slower, 0);
@@ -186,8 +186,8 @@ TEST(Compare, JoinsByContentHashAcrossRenamedFiles) {
 }
 
 TEST(Compare, ByBestComparesEachGraphsFastestRow) {
-  const auto a =
-      run({named_graph("g", {timed_row("onednn", "jit:avx2", 1.0), timed_row("onednn", "ref:any", 5.0)}, "h")});
+  const auto a = run(
+      {named_graph("g", {timed_row("onednn", "jit:avx2", 1.0), timed_row("onednn", "ref:any", 5.0)}, "h")});
   const auto b = run({named_graph("g", {timed_row("onednn", "ref:any", 5.0)}, "h")});
   CompareOptions o;
   o.by = CompareBy::best;
@@ -247,12 +247,12 @@ TEST(Compare, TimingMethodDifferenceInvalidatesButBatchSizeDoesNot) {
 TEST(Compare, LibraryVersionViewShowsPickRankAndBest) {
   // A: the pick (first engine) is the fastest. B (new version): the pick is another engine, slower
   // than the best, which also changed.
-  const auto a =
-      run({named_graph("g", {timed_row("cudnn", "eng1", 1.0), timed_row("cudnn", "eng2", 1.3)}, "h")}, "9.14");
+  const auto a = run(
+      {named_graph("g", {timed_row("cudnn", "eng1", 1.0), timed_row("cudnn", "eng2", 1.3)}, "h")}, "9.14");
   const auto b = run({named_graph("g",
-                            {timed_row("cudnn", "eng2", 1.2), timed_row("cudnn", "eng1", 1.0),
-                             timed_row("cudnn", "eng3", 0.9)},
-                            "h")},
+                                  {timed_row("cudnn", "eng2", 1.2), timed_row("cudnn", "eng1", 1.0),
+                                   timed_row("cudnn", "eng3", 0.9)},
+                                  "h")},
                      "9.19");
   auto ma = a, mb = b;
   ma.suite.metadata["providers"] = {{"cudnn", {{"version", "9.14.0"}}}};
@@ -277,10 +277,10 @@ TEST(Compare, LibraryVersionViewShowsPickRankAndBest) {
 }
 
 TEST(Compare, GeomeanOverComparedRows) {
-  const auto a = run(
-      {named_graph("g1", {timed_row("onednn", "e", 1.0)}, "1"), named_graph("g2", {timed_row("onednn", "e", 1.0)}, "2")});
-  const auto b = run(
-      {named_graph("g1", {timed_row("onednn", "e", 2.0)}, "1"), named_graph("g2", {timed_row("onednn", "e", 0.5)}, "2")});
+  const auto a = run({named_graph("g1", {timed_row("onednn", "e", 1.0)}, "1"),
+                      named_graph("g2", {timed_row("onednn", "e", 1.0)}, "2")});
+  const auto b = run({named_graph("g1", {timed_row("onednn", "e", 2.0)}, "1"),
+                      named_graph("g2", {timed_row("onednn", "e", 0.5)}, "2")});
   const auto c = compare_runs(a, b, {});
   ASSERT_TRUE(c.geomean_ratio);
   EXPECT_NEAR(*c.geomean_ratio, 1.0, 0.01);

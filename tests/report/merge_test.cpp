@@ -57,9 +57,9 @@ TEST(Merge, ShardsInInputOrder) {
 
 TEST(Merge, EachRowOnce) {
   // The same graph in two files (a rerun): rows it already has are dropped, new ones added.
-  const auto merged =
-      merge_results({shard_file(1, 2, {0}, {graph_at("a", {row("onednn", "e1"), row("onednn", "e2")})}),
-                     shard_file(2, 2, {0}, {graph_at("a", {row("onednn", "e2", 7), row("reference", "ref")})})});
+  const auto merged = merge_results(
+      {shard_file(1, 2, {0}, {graph_at("a", {row("onednn", "e1"), row("onednn", "e2")})}),
+       shard_file(2, 2, {0}, {graph_at("a", {row("onednn", "e2", 7), row("reference", "ref")})})});
   ASSERT_EQ(merged.suite.graphs.size(), 1u);
   const auto& rows = merged.suite.graphs[0].results;
   ASSERT_EQ(rows.size(), 3u);
