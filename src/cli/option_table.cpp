@@ -229,13 +229,17 @@ std::vector<RunOptionSpec> make_table() {
        .key = "cache_mode",
        .group = kTiming,
        .kind = K::choice,
-       .help = "hot: caches keep what the last execution left; cold: flush the GPU L2 / CPU last-level cache "
-               "before every timed execution, outside the timed region (no batching)",
+       .help =
+           "hot: caches keep what the last execution left; cold: flush the GPU L2 / CPU last-level cache "
+           "before every timed execution, outside the timed region (no batching); rotating (GPU): "
+           "back-to-back "
+           "executions rotate through copies of the buffers that together exceed twice the L2, so each finds "
+           "its data evicted as inside a network (CPU providers flush as cold)",
        .default_text = std::string(cache_mode_name(d.measure.cache_mode)),
-       .choices = {"hot", "cold"},
+       .choices = {"hot", "cold", "rotating"},
        .set =
            [](C& c, const V& v) {
-             c.options.measure.cache_mode = as_text(v) == "cold" ? CacheMode::cold : CacheMode::hot;
+             c.options.measure.cache_mode = cache_mode_from_name(as_text(v)).value_or(CacheMode::hot);
            }},
       {.flags = "--latency",
        .key = "latency",

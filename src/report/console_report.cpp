@@ -254,13 +254,16 @@ void print_row_details(std::ostream& out, const RowResult& r) {
               : "",
           t.clocks->clock_unstable ? " — CLOCK UNSTABLE while timed" : "");
     if (t.cache_fit)
-      fmt::print(
-          out, "    cache: working set {:.2f} MiB against a {:.0f} MiB last-level cache{}\n",
-          static_cast<double>(t.cache_fit->working_set_bytes) / (1 << 20),
-          static_cast<double>(t.cache_fit->cache_bytes) / (1 << 20),
-          cache_sensitive(*t.cache_fit, t.cache_mode)
-              ? " — CACHE-SENSITIVE: the hot figure depends on what the cache holds (--cache-mode cold)"
-              : "");
+      fmt::print(out, "    cache: working set {:.2f} MiB against a {:.0f} MiB last-level cache{}{}\n",
+                 static_cast<double>(t.cache_fit->working_set_bytes) / (1 << 20),
+                 static_cast<double>(t.cache_fit->cache_bytes) / (1 << 20),
+                 t.cache_fit->rotation_copies > 1
+                     ? fmt::format(", rotated over {} copies", t.cache_fit->rotation_copies)
+                     : "",
+                 cache_sensitive(*t.cache_fit, t.cache_mode)
+                     ? " — CACHE-SENSITIVE: the figure depends on what the cache holds (--cache-mode "
+                       "rotating or cold)"
+                     : "");
     fmt::print(out, "    regime: {}, inputs: {} fill\n", t.regime, t.fill);
     if (t.pacing != "off" && t.pacing != "not needed")
       fmt::print(out, "    pacing: {}, {:.1f} ms idle between samples\n", t.pacing, t.pacing_idle_ms);

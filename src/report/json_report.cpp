@@ -61,6 +61,7 @@ json cache_fit_to_json(const std::optional<TimingInfo::CacheFit>& c, const std::
   if (!c) return nullptr;
   return {{"working_set_bytes", c->working_set_bytes},
           {"cache_bytes", c->cache_bytes},
+          {"rotation_copies", c->rotation_copies},
           {"cache_sensitive", cache_sensitive(*c, cache_mode)}};
 }
 

@@ -1,5 +1,7 @@
 #include "report/results.hpp"
 
+#include <algorithm>
+
 namespace dnnbench {
 
 std::string_view row_status_name(RowStatus status) {
@@ -84,8 +86,12 @@ bool cache_sensitive(const TimingInfo::CacheFit& fit, std::string_view cache_mod
   // Below a quarter the whole working set stays cached wherever the row runs (and a network's
   // neighbouring layers leave much of it too); above twice the cache it streams through either
   // way. Between, the hot figure depends on what the cache still holds.
-  return cache_mode == "hot" && fit.cache_bytes > 0 && 4 * fit.working_set_bytes >= fit.cache_bytes &&
-         fit.working_set_bytes <= 2 * fit.cache_bytes;
+  // A rotation that reached twice the cache is past the range by construction; one capped at
+  // kMaxRotationCopies over a small working set can still fall inside it.
+  if (cache_mode != "hot" && cache_mode != "rotating") return false;
+  const auto seen =
+      fit.working_set_bytes * std::max<std::int64_t>(1, cache_mode == "rotating" ? fit.rotation_copies : 1);
+  return fit.cache_bytes > 0 && 4 * seen >= fit.cache_bytes && seen <= 2 * fit.cache_bytes;
 }
 
 }  // namespace dnnbench

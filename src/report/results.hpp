@@ -94,15 +94,19 @@ struct TimingInfo {
   // device's last-level cache (GPU L2, CPU LLC). A hot row whose working set is within a quarter
   // to twice the cache reads part of it from the cache where a layer inside a network, whose
   // neighbours evict it, reads memory: such rows are flagged (cache_sensitive) and say so.
+  // With --cache-mode rotating, `rotation_copies` sets of the bound tensors take turns, so the
+  // cache sees about that many times the working set (the workspace is shared; it is small).
   struct CacheFit {
     std::int64_t working_set_bytes = 0;
     std::int64_t cache_bytes = 0;
+    std::int64_t rotation_copies = 1;
   };
   std::optional<CacheFit> cache_fit;
 };
 
-// Whether a row timed with `cache_mode` ("hot" or "cold") over `fit` depends on how much of its
-// working set the cache keeps: hot, with a working set of a quarter to twice the cache.
+// Whether a row timed with `cache_mode` ("hot", "cold" or "rotating") over `fit` depends on how
+// much of its working set the cache keeps: hot, with a working set of a quarter to twice the
+// cache; rotating, where the copies together are (their number was capped) in that range.
 bool cache_sensitive(const TimingInfo::CacheFit& fit, std::string_view cache_mode);
 
 // One kernel of a row's execution, from CUPTI kernel activity.

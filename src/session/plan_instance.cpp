@@ -16,6 +16,28 @@ PlanInstance::PlanInstance(GraphData& data, Provider& provider, Stream& stream, 
   bind_ms_ = timer.elapsed_ms();
 }
 
+void PlanInstance::execute() {
+  if (rotating_) {
+    plan_->bind(next_set_ == 0 ? buffers_->bindings() : copies_[next_set_ - 1]->bindings(), stream_);
+    next_set_ = (next_set_ + 1) % (copies_.size() + 1);
+  }
+  plan_->execute(stream_);
+}
+
+void PlanInstance::add_rotation_copies(std::int64_t copies) {
+  copies_.clear();
+  for (std::int64_t i = 1; i < copies; ++i)
+    copies_.push_back(std::make_unique<PlanBuffers>(data_, provider_, stream_));
+  stream_.synchronize();  // the copies' uploads are done before any execution reads them
+}
+
+void PlanInstance::set_rotating(bool on) {
+  if (rotating_ == on) return;
+  rotating_ = on;
+  next_set_ = 0;
+  if (!on) plan_->bind(buffers_->bindings(), stream_);
+}
+
 bool PlanInstance::move_to(Placement placement) {
   std::unique_ptr<PlanBuffers> fresh;
   try {

@@ -1,7 +1,9 @@
 #pragma once
 // A plan instance: one built plan bound to its own buffers. It builds, binds and executes; it
 // neither judges outputs (session/output_judge.hpp) nor times (session/sampler.hpp).
+#include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "providers/provider.hpp"
 #include "session/graph_data.hpp"
@@ -28,8 +30,9 @@ class PlanInstance {
   double build_ms() const { return build_ms_; }
   double bind_ms() const { return bind_ms_; }
 
-  // Enqueues one execution on the stream (asynchronous on device providers).
-  void execute() { plan_->execute(stream_); }
+  // Enqueues one execution on the stream (asynchronous on device providers). While rotating, each
+  // execution is bound first to the next set of buffers.
+  void execute();
   // Makes the outputs visible in the bound buffers and waits for them.
   void publish_outputs() {
     plan_->publish_outputs(stream_);
@@ -41,6 +44,17 @@ class PlanInstance {
   // Returns false, leaving the plan where it was, when the device has no memory for a second set.
   bool move_to(Placement placement);
 
+  // --cache-mode rotating: `copies` sets of buffers in all (the placed one and copies - 1 more, at
+  // the plain placement, holding the same inputs), which execute() binds in turn while rotating.
+  // A set is used again only after the others have streamed through the cache, as a layer inside
+  // a network finds its weights evicted by its neighbours. Throws when the device has no memory
+  // for them.
+  void add_rotation_copies(std::int64_t copies);
+  std::int64_t rotation_copies() const { return 1 + static_cast<std::int64_t>(copies_.size()); }
+  // Rotating on: the next execution binds the placed set, then the copies in order. Off: binds
+  // the placed set again, so that checks and kernel records see the buffers the judge reads.
+  void set_rotating(bool on);
+
  private:
   GraphData& data_;
   Provider& provider_;
@@ -48,6 +62,9 @@ class PlanInstance {
   PlanSpec spec_;
   std::unique_ptr<Plan> plan_;
   std::unique_ptr<PlanBuffers> buffers_;
+  std::vector<std::unique_ptr<PlanBuffers>> copies_;  // the rotation's other sets
+  bool rotating_ = false;
+  std::size_t next_set_ = 0;  // 0: buffers_, k: copies_[k - 1]
   double build_ms_ = 0, bind_ms_ = 0;
 };
 

@@ -40,6 +40,11 @@ std::int64_t batch_for(double single_ms, double target_ms) {
                        : kMaxBatch;
 }
 
+// `n` rounded up to a whole number of `multiple`.
+std::int64_t whole_rounds(std::int64_t n, std::int64_t multiple) {
+  return multiple > 1 ? (n + multiple - 1) / multiple * multiple : n;
+}
+
 std::unique_ptr<ClockSampler> started_clock_sampler(ClockSource* source) {
   if (!source) return nullptr;
   auto sampler = std::make_unique<ClockSampler>(*source, kClockPeriodMs);
@@ -50,7 +55,21 @@ std::unique_ptr<ClockSampler> started_clock_sampler(ClockSource* source) {
 }  // namespace
 
 std::string_view cache_mode_name(CacheMode mode) {
-  return mode == CacheMode::cold ? "cold" : "hot";
+  switch (mode) {
+    case CacheMode::cold:
+      return "cold";
+    case CacheMode::rotating:
+      return "rotating";
+    case CacheMode::hot:
+      break;
+  }
+  return "hot";
+}
+
+std::optional<CacheMode> cache_mode_from_name(std::string_view name) {
+  for (auto m : {CacheMode::hot, CacheMode::cold, CacheMode::rotating})
+    if (cache_mode_name(m) == name) return m;
+  return std::nullopt;
 }
 
 std::string_view regime_name(Regime regime) {
@@ -148,7 +167,7 @@ void PlanSession::warm_up_until_steady(std::int64_t min_executions) {
   // host time holds the launch and the synchronization (a batch of 2 chosen after the warm-up
   // would discard the steady samples).
   if (batch_ == 0 && device_timed() && !single_execution_samples() && fastest_ms >= 1.1 * batch_target_ms_)
-    batch_ = 1;
+    batch_ = whole_rounds(1, sampler_->batch_multiple());
   // --warmup-max-ms caps the search's wall time, not only the time inside its samples: a cold
   // sample's flush, a latency sample's idle gap and the host's synchronization all count. No
   // sample starts that the last one (or, first, the --warmup executions) says would end past the
@@ -210,7 +229,8 @@ void PlanSession::warm_up_until_steady(std::int64_t min_executions) {
     for (auto it = recent.end() - std::min<std::ptrdiff_t>(5, static_cast<std::ptrdiff_t>(recent.size()));
          it != recent.end(); ++it)
       tail.push_back(it->kernel_ms);
-    const auto warm_batch = batch_for(median_of(tail), batch_target_ms_);
+    const auto warm_batch =
+        whole_rounds(batch_for(median_of(tail), batch_target_ms_), sampler_->batch_multiple());
     // 1.5x either way: batches within that last about the same (5-15 ms), which is all the
     // batch size is for; a change would discard the steady samples.
     if (warm_batch * 2 > batch_ * 3 || warm_batch * 3 < batch_ * 2) {
@@ -224,7 +244,7 @@ void PlanSession::warm_up_until_steady(std::int64_t min_executions) {
 std::int64_t PlanSession::batch() {
   if (batch_ > 0) return batch_;
   batch_ = 1;
-  if (!probe_timer_ || !device_timed()) return batch_;
+  if (!probe_timer_ || !device_timed()) return batch_ = whole_rounds(batch_, sampler_->batch_multiple());
   // A few gated executions: one event pair around a single ungated launch would hold the
   // launch latency and size the batch of a short kernel too small.
   constexpr std::int64_t kProbe = 8;
@@ -235,7 +255,8 @@ std::int64_t PlanSession::batch() {
   probe_timer_->stop();
   if (gate) gate->release();
   stream.synchronize();
-  batch_ = batch_for(probe_timer_->elapsed_ms() / static_cast<double>(kProbe), batch_target_ms_);
+  batch_ = whole_rounds(batch_for(probe_timer_->elapsed_ms() / static_cast<double>(kProbe), batch_target_ms_),
+                        sampler_->batch_multiple());
   return batch_;
 }
 
@@ -267,7 +288,7 @@ std::optional<TimingInfo::CacheFit> PlanSession::cache_fit() {
   if (cache <= 0) return std::nullopt;
   const auto bytes = saturating_add(graph_tensor_bytes(instance_.data().graph()).storage(),
                                     static_cast<std::int64_t>(instance_.plan().workspace_bytes()));
-  return TimingInfo::CacheFit{bytes, cache};
+  return TimingInfo::CacheFit{bytes, cache, sampler_->rotation_copies()};
 }
 
 void PlanSession::measure_other_regime(Measurement& m) {
@@ -291,7 +312,10 @@ void PlanSession::measure_other_regime(Measurement& m) {
 
 void PlanSession::record_kernels(Measurement& m) {
   if (!measure_options_.kernel_activity || !device_timed()) return;
+  // The kernels' durations in the cache state of the row's figure.
+  instance_.set_rotating(sampler_->rotation_copies() > 1);
   dnnbench::record_kernels(instance_, batch(), m);
+  instance_.set_rotating(false);
 }
 
 Measurement PlanSession::measure(StoppingRule& rule, bool keep_samples) {
@@ -398,7 +422,11 @@ Measurement PlanSession::measure(StoppingRule& rule, bool keep_samples) {
   m.timing.method = sampler_->method(n);
   m.timing.batch = n;
   m.timing.meaning = measure_options_.latency ? "latency" : "throughput";
-  m.timing.cache_mode = std::string(cache_mode_name(measure_options_.cache_mode));
+  // A host provider's rotating row flushed its LLC instead (make_sampler).
+  const auto mode = measure_options_.cache_mode == CacheMode::rotating && !device_timed()
+                        ? CacheMode::cold
+                        : measure_options_.cache_mode;
+  m.timing.cache_mode = std::string(cache_mode_name(mode));
   m.timing.cache_flush = sampler_->cache_flush();
   m.timing.cache_fit = cache_fit();
   m.timing.rule = rule.name();

@@ -38,8 +38,9 @@ std::string_view fp32_math_name(Fp32Math math);
 enum class ReducedPrecision { allow, skip };
 std::string_view reduced_precision_name(ReducedPrecision policy);
 
-enum class CacheMode { hot, cold };
+enum class CacheMode { hot, cold, rotating };
 std::string_view cache_mode_name(CacheMode mode);
+std::optional<CacheMode> cache_mode_from_name(std::string_view name);
 // The power regime a number is measured in (--regime; docs/methodology.md, "Power regimes").
 // sustained: samples back to back once the device is steady, as in a training or inference loop;
 // on a power-capped GPU this is the figure at the cap. paced: an idle gap after every sample, so
@@ -52,7 +53,10 @@ Regime other_regime(Regime regime);
 // How each sample is taken (docs/methodology.md says what the resulting time means).
 struct MeasureOptions {
   // cold: the provider's caches (GPU L2, CPU LLC) are flushed before every timed execution,
-  // outside the timed region; each sample is then one execution (no batching).
+  // outside the timed region; each sample is then one execution (no batching). rotating (device
+  // providers): back-to-back executions rotate through copies of the plan's buffers that together
+  // exceed twice the cache, so each finds its data evicted as inside a network; host providers,
+  // whose binding reorders, flush their last-level cache as cold does instead.
   CacheMode cache_mode = CacheMode::hot;
   // --latency: isolated latency after idle: the device idles `latency_idle_ms` before each single
   // execution (no batching), instead of the default steady-state throughput in a loop. 2 ms is

@@ -4,6 +4,7 @@
 // only asks for samples. Cold flushes, idle gaps and the paced regime wrap another sampler.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "measure/cache_flusher.hpp"
@@ -33,8 +34,12 @@ class Sampler {
   // Why a batch of `batch` did not replay as a captured graph; empty when it did, or when the
   // method never replays.
   virtual std::string replay_fallback(std::int64_t /*batch*/) const { return ""; }
-  // What the cold flush does; empty when hot.
+  // What the cold flush (or the rotation) does; empty when hot.
   virtual std::string cache_flush() const { return ""; }
+  // Batches are a whole number of this many executions (a rotation's round).
+  virtual std::int64_t batch_multiple() const { return 1; }
+  // The sets of buffers the executions rotate through (--cache-mode rotating); 1: one set.
+  virtual std::int64_t rotation_copies() const { return 1; }
 };
 
 // At most this many executions are queued behind a stream gate (a cuDNN execution is a few
@@ -59,6 +64,20 @@ std::unique_ptr<Sampler> make_cold_sampler(std::unique_ptr<Sampler> inner,
 std::unique_ptr<Sampler> make_idle_gap_sampler(std::unique_ptr<Sampler> inner, Stream& stream,
                                                double idle_ms);
 
+// --cache-mode rotating: how many sets of a plan's buffers its executions rotate through, enough
+// that a set is used again only after twice the cache of other data (at most kMaxRotationCopies,
+// and at most half of the free device memory), and what that does, for the row.
+inline constexpr std::int64_t kMaxRotationCopies = 256;
+struct RotationPlan {
+  std::int64_t copies = 1;
+  std::string description;
+};
+RotationPlan plan_rotation(std::int64_t working_set_bytes, std::int64_t cache_bytes,
+                           std::optional<std::int64_t> device_free_bytes);
+// Each execution of `inner`'s samples on the next set of the plan's buffers (the instance's
+// rotation copies, made here).
+std::unique_ptr<Sampler> make_rotating_sampler(std::unique_ptr<Sampler> inner, PlanInstance& instance);
+
 // The sampler the measure options ask for. Throws when cold mode has no flush for this stream
 // or per-execution events no device timer.
 std::unique_ptr<Sampler> make_sampler(PlanInstance& instance, const MeasureOptions& options);
@@ -76,6 +95,8 @@ class PacedSampler final : public Sampler {
   void rebound() override { inner_.rebound(); }
   std::string replay_fallback(std::int64_t batch) const override { return inner_.replay_fallback(batch); }
   std::string cache_flush() const override { return inner_.cache_flush(); }
+  std::int64_t batch_multiple() const override { return inner_.batch_multiple(); }
+  std::int64_t rotation_copies() const override { return inner_.rotation_copies(); }
   // Idles after `sample_ms` of work; returns the idle time.
   double idle_after(double sample_ms);
   double idle_total_ms() const { return idle_total_ms_; }

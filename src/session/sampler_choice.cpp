@@ -1,5 +1,6 @@
 // make_sampler: the one place the measure options choose how samples are taken.
 #include <stdexcept>
+#include <string>
 
 #include "session/sampler.hpp"
 
@@ -9,20 +10,28 @@ namespace {
 // The CPU's LLC flush behind the providers' flusher interface, for host providers.
 class HostLlcFlusher final : public CacheFlusher {
  public:
+  explicit HostLlcFlusher(std::string why = "") : why_(std::move(why)) {}
   void flush() override { flusher_.flush(); }
-  std::string description() const override { return flusher_.description(); }
+  std::string description() const override { return why_ + flusher_.description(); }
 
  private:
   HostCacheFlusher flusher_;
+  std::string why_;
 };
 
 }  // namespace
 
 std::unique_ptr<Sampler> make_sampler(PlanInstance& instance, const MeasureOptions& options) {
   auto& stream = instance.stream();
-  const bool cold = options.cache_mode == CacheMode::cold;
+  auto timer = stream.make_kernel_timer();
+  // A host provider's binding reorders into the plan's own layouts, so its executions cannot
+  // rotate through buffers without timing the reorders: without a device timer, a rotating row
+  // flushes the LLC before each execution instead (as cold).
+  const bool rotating = options.cache_mode == CacheMode::rotating && timer;
+  const bool cold =
+      options.cache_mode == CacheMode::cold || (options.cache_mode == CacheMode::rotating && !timer);
   std::unique_ptr<Sampler> sampler;
-  if (auto timer = stream.make_kernel_timer(); !timer) {
+  if (!timer) {
     sampler = make_host_sampler(instance);
   } else if (options.per_execution_events && !cold && !options.latency) {
     sampler = make_split_event_sampler(instance);
@@ -34,10 +43,12 @@ std::unique_ptr<Sampler> make_sampler(PlanInstance& instance, const MeasureOptio
   }
   // The idle gap sits right before the execution; a cold flush before the gap.
   if (options.latency) sampler = make_idle_gap_sampler(std::move(sampler), stream, options.latency_idle_ms);
+  if (rotating) sampler = make_rotating_sampler(std::move(sampler), instance);
   if (cold) {
-    auto flusher = stream.make_cache_flusher();
+    auto flusher = options.cache_mode == CacheMode::rotating ? nullptr : stream.make_cache_flusher();
     if (!flusher && instance.provider().device() == DeviceKind::host)
-      flusher = std::make_unique<HostLlcFlusher>();
+      flusher = std::make_unique<HostLlcFlusher>(
+          options.cache_mode == CacheMode::rotating ? "rotating is for device providers; instead: " : "");
     if (!flusher) throw std::runtime_error("--cache-mode cold: the provider's stream has no cache flush");
     sampler = make_cold_sampler(std::move(sampler), std::move(flusher), stream);
   }

@@ -38,6 +38,8 @@ class FakeDeviceStream final : public Stream {
   FakeDeviceStream(std::unique_ptr<Stream> inner, Counts& counts, bool refuse_capture = false)
       : inner_(std::move(inner)), counts_(counts), refuse_capture_(refuse_capture) {}
   void synchronize() override { inner_->synchronize(); }
+  // A 16 KiB "L2": the 32x32 fp32 relu graph's 8 KiB working set needs 5 sets to pass twice it.
+  std::int64_t last_level_cache_bytes() override { return 16 * 1024; }
   std::unique_ptr<KernelTimer> make_kernel_timer() override { return std::make_unique<Timer>(counts_); }
   std::unique_ptr<StreamGate> make_gate() override {
     ++counts_.gates;
@@ -195,6 +197,78 @@ TEST(Sampler, ColdFlushesBeforeEverySampleOfOneExecution) {
   EXPECT_EQ(f.counts.captures, 0);
   EXPECT_EQ(s->method(1), "device-events-single+cold-flush");
   EXPECT_EQ(s->cache_flush(), "test flush");
+}
+
+TEST(Sampler, RotationPlanTakesEnoughCopiesToPassTwiceTheCache) {
+  EXPECT_EQ(plan_rotation(8 << 10, 16 << 10, std::nullopt).copies, 5);
+  EXPECT_EQ(plan_rotation(30 << 20, 60 << 20, std::nullopt).copies, 5);  // a 30 MB GEMM, H200 L2
+  const auto big = plan_rotation(200 << 20, 60 << 20, std::nullopt);     // streams through anyway
+  EXPECT_EQ(big.copies, 1);
+  EXPECT_NE(big.description.find("twice the cache"), std::string::npos) << big.description;
+  // A tiny working set is capped, and says the cache still holds part of the rotation.
+  const auto tiny = plan_rotation(1 << 10, 60 << 20, std::nullopt);
+  EXPECT_EQ(tiny.copies, kMaxRotationCopies);
+  EXPECT_NE(tiny.description.find("capped"), std::string::npos) << tiny.description;
+  // At most half of the free device memory: 10 MB free holds 5 MB of copies, 2 of 2 MB, plus the placed set.
+  EXPECT_EQ(plan_rotation(2 << 20, 60 << 20, std::int64_t{10} << 20).copies, 3);
+  EXPECT_EQ(plan_rotation(8 << 10, 0, std::nullopt).copies, 1);  // cache size unknown
+}
+
+TEST(Sampler, RotatingReplaysAWholeRoundOfCopiesAndLeavesThePlacedSetBound) {
+  Fixture f(true);
+  PlanSession session(f.data, *f.provider, *f.stream, f.instance->spec());
+  MeasureOptions o;
+  o.cache_mode = CacheMode::rotating;
+  o.placements = 1;
+  session.set_measure_options(o);
+  FixedCountRule rule(3);
+  const auto m = session.measure(rule, false);
+  // Batches are whole rounds of the 5 sets, replayed from one capture.
+  EXPECT_EQ(m.timing.batch % 5, 0) << m.timing.batch;
+  EXPECT_EQ(f.counts.captures, 1);
+  EXPECT_NE(m.timing.method.find("cuda-graph-replay"), std::string::npos) << m.timing.method;
+  EXPECT_NE(m.timing.method.find("+rotating(5 copies)"), std::string::npos) << m.timing.method;
+  EXPECT_EQ(m.timing.cache_mode, "rotating");
+  EXPECT_NE(m.timing.cache_flush.find("rotating over 5 sets"), std::string::npos) << m.timing.cache_flush;
+  ASSERT_TRUE(m.timing.cache_fit);
+  EXPECT_EQ(m.timing.cache_fit->rotation_copies, 5);
+  // 5 x 8 KiB rotated against a 16 KiB cache: past twice the cache, not sensitive.
+  EXPECT_FALSE(cache_sensitive(*m.timing.cache_fit, m.timing.cache_mode));
+  // The check after the measurement reads the placed set, which the plan is bound to again.
+  session.judge_outputs(OutputRules{});
+  EXPECT_TRUE(session.checked_run().passed);
+}
+
+TEST(Sampler, RotatingExecutionsWriteEveryCopy) {
+  Fixture f(true);
+  f.instance->add_rotation_copies(3);
+  EXPECT_EQ(f.instance->rotation_copies(), 3);
+  const auto y = f.graph.output_uids().at(0);
+  // Poisoned placed outputs stay poisoned while the executions go to the copies only...
+  f.instance->set_rotating(true);
+  f.instance->execute();  // the placed set
+  f.instance->buffers().poison_outputs(f.instance->provider(), f.instance->stream());
+  f.instance->execute();  // copy 1
+  f.instance->execute();  // copy 2
+  f.instance->set_rotating(false);
+  f.instance->stream().synchronize();
+  const auto* out = reinterpret_cast<const float*>(f.instance->buffers().host(y).data());
+  EXPECT_TRUE(std::isnan(out[0]));
+  // ...and the next execution after rotating is off writes them again.
+  f.instance->execute();
+  f.instance->stream().synchronize();
+  EXPECT_FALSE(std::isnan(out[0]));
+}
+
+TEST(Sampler, RotatingOnAHostProviderFlushesTheLlcInstead) {
+  Fixture f(false);
+  MeasureOptions o;
+  o.cache_mode = CacheMode::rotating;
+  const auto s = make_sampler(*f.instance, o);
+  EXPECT_TRUE(s->single_execution());
+  EXPECT_EQ(s->rotation_copies(), 1);
+  EXPECT_EQ(s->method(1), "host-per-execution+cold-flush");
+  EXPECT_NE(s->cache_flush().find("rotating is for device providers"), std::string::npos) << s->cache_flush();
 }
 
 TEST(Sampler, LatencyIdlesBeforeEachSampleAndColdFlushesBeforeTheGap) {

@@ -1,0 +1,90 @@
+// Rotating samples (--cache-mode rotating): each execution of a batch runs on the next of several
+// copies of the plan's buffers, so a copy comes round again only after at least twice the device's
+// last-level cache of other data has passed through it. A layer inside a network finds its
+// weights evicted by its neighbours; a hot loop over one set of buffers finds them in L2, and on
+// the H200 a decode GEMM with a 32 MB weight read 22.9 and 29.8 us in two processes by how much
+// of it stayed there (docs/methodology.md, "What a row's time means"). Unlike a cold flush, the
+// samples stay batched and back to back, so short kernels keep their replay and the sustained
+// power state.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "graph/memory.hpp"
+#include "session/sampler.hpp"
+
+namespace dnnbench {
+namespace {
+
+class RotatingSampler final : public Sampler {
+ public:
+  RotatingSampler(std::unique_ptr<Sampler> inner, PlanInstance& instance, RotationPlan plan)
+      : inner_(std::move(inner)), instance_(instance), plan_(plan) {
+    instance_.add_rotation_copies(plan_.copies);
+  }
+  Sample take(std::int64_t executions) override {
+    // Rotating only inside the sample: the output check and the placements' moves see the placed
+    // set bound. A replay captured while rotating keeps the rotation it captured.
+    struct Rotating {
+      PlanInstance& instance;
+      explicit Rotating(PlanInstance& i) : instance(i) { instance.set_rotating(true); }
+      ~Rotating() { instance.set_rotating(false); }
+    } rotating(instance_);
+    return inner_->take(executions);
+  }
+  std::string method(std::int64_t batch) const override {
+    return inner_->method(batch) +
+           fmt::format("+rotating({} {})", plan_.copies, plan_.copies == 1 ? "copy" : "copies");
+  }
+  bool device_timed() const override { return inner_->device_timed(); }
+  bool single_execution() const override { return inner_->single_execution(); }
+  // A replay of a whole number of rounds starts every round at the first copy.
+  std::int64_t batch_multiple() const override { return plan_.copies; }
+  std::int64_t rotation_copies() const override { return plan_.copies; }
+  void rebound() override { inner_->rebound(); }
+  std::string replay_fallback(std::int64_t batch) const override { return inner_->replay_fallback(batch); }
+  std::string cache_flush() const override { return plan_.description; }
+
+ private:
+  std::unique_ptr<Sampler> inner_;
+  PlanInstance& instance_;
+  RotationPlan plan_;
+};
+
+double mib(std::int64_t bytes) {
+  return static_cast<double>(bytes) / (1 << 20);
+}
+
+}  // namespace
+
+RotationPlan plan_rotation(std::int64_t working_set_bytes, std::int64_t cache_bytes,
+                           std::optional<std::int64_t> device_free_bytes) {
+  RotationPlan plan;
+  if (working_set_bytes <= 0 || cache_bytes <= 0) {
+    plan.description = "rotating: the cache size is unknown, one set of buffers (hot)";
+    return plan;
+  }
+  // Strictly past twice the cache: a row at exactly twice is still within the cache-sensitive range.
+  const auto wanted = 2 * cache_bytes / working_set_bytes + 1;
+  plan.copies = std::clamp<std::int64_t>(wanted, 1, kMaxRotationCopies);
+  // The copies may take at most half of the free device memory.
+  if (device_free_bytes && *device_free_bytes > 0)
+    plan.copies = std::clamp<std::int64_t>(*device_free_bytes / 2 / working_set_bytes + 1, 1, plan.copies);
+  const auto rotated = plan.copies * working_set_bytes;
+  plan.description =
+      fmt::format("rotating over {} {} of the bound tensors, {:.1f} MiB against a {:.1f} MiB cache{}",
+                  plan.copies, plan.copies == 1 ? "set" : "sets", mib(rotated), mib(cache_bytes),
+                  plan.copies == 1            ? " (the working set alone is twice the cache)"
+                  : rotated < 2 * cache_bytes ? " (capped: the cache still holds part of it)"
+                                              : "");
+  return plan;
+}
+
+std::unique_ptr<Sampler> make_rotating_sampler(std::unique_ptr<Sampler> inner, PlanInstance& instance) {
+  const auto working_set = graph_tensor_bytes(instance.data().graph()).storage();
+  auto plan = plan_rotation(working_set, instance.stream().last_level_cache_bytes(),
+                            instance.provider().device_memory_free());
+  return std::make_unique<RotatingSampler>(std::move(inner), instance, plan);
+}
+
+}  // namespace dnnbench
