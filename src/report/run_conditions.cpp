@@ -31,13 +31,19 @@ const json& path_or_null(const json& root, std::initializer_list<const char*> ke
 
 // Options that change what a time means or how precise it is; the rest (output paths, journal,
 // progress) do not bear on a comparison.
-constexpr const char* kComparedOptions[] = {
-    "warmup",        "iters",           "stopping_rule", "target_ci",
-    "min_iters",     "min_time_ms",     "max_iters",     "max_time_ms",
-    "latency",       "latency_idle_ms", "batch",         "per_execution_events",
-    "warmup_max_ms", "clock_tolerance", "rtol",          "atol",
-    "capped_min_ms", "heur_mode",       "gpu_reference", "engines",
-    "skip_engines",  "max_engines",     "isolate",       "repeat"};
+constexpr const char* kComparedOptions[] = {"warmup",        "iters",
+                                            "stopping_rule", "target_ci",
+                                            "min_iters",     "min_time_ms",
+                                            "max_iters",     "max_time_ms",
+                                            "latency",       "latency_idle_ms",
+                                            "batch",         "per_execution_events",
+                                            "warmup_max_ms", "clock_tolerance",
+                                            "rtol",          "atol",
+                                            "capped_min_ms", "uncapped_batch_ms",
+                                            "heur_mode",     "gpu_reference",
+                                            "engines",       "skip_engines",
+                                            "max_engines",   "isolate",
+                                            "repeat"};
 
 // The timing methods of a run's timed rows, as families: batch sizes dropped, and batched and
 // single device-event timing counted as one ("device-events"), since the row runner picks the

@@ -22,6 +22,10 @@ namespace {
 // those gaps move the SM clock: a 0.62 ms conv timed in 1.3 ms samples spread 3.7% over five
 // repeats, in 13 ms samples 0.2%; a 25 us conv in 1 ms samples (under the cap) 0.1%.
 constexpr double kTargetBatchMs = 10.0;
+// Below the cap, short batches read the same: a 25 us conv in 1 ms samples spread 0.1% on the
+// H200 (bench/results/measurement-method.json). So a sustained row starts its warm-up in batches of
+// MeasureOptions::uncapped_batch_ms and goes to kTargetBatchMs only once the driver says the clock
+// is held down: its minimum samples then cost a fifth of the time.
 constexpr std::int64_t kMaxBatch = 1000;
 // NVML sampling period: the SM clock moves in steps of tens of ms under the power cap, and a
 // reading costs ~0.1 ms of a host core, so 10 ms sees every step at ~1% of one core.
@@ -119,6 +123,12 @@ void PlanSession::set_measure_options(const MeasureOptions& options) {
   // A cold or isolated sample is one execution: a batch's later executions would find warm caches
   // or no idle gap, whatever --batch says.
   if (single_execution_samples()) batch_ = 1;
+  // Sustained rows start short (the warm-up lengthens them at the cap); paced rows keep the
+  // batches their duty cycle was measured with; a target the oracle set stays.
+  if (!batch_target_chosen_)
+    batch_target_ms_ = options.regime == Regime::sustained && options.uncapped_batch_ms > 0
+                           ? std::min(options.uncapped_batch_ms, kTargetBatchMs)
+                           : kTargetBatchMs;
   steady_samples_.clear();
   steady_readings_.clear();
 }
@@ -131,6 +141,7 @@ void PlanSession::set_regime(Regime regime) {
 void PlanSession::set_batch_target_ms(double ms) {
   const double was = batch_target_ms_;
   batch_target_ms_ = ms > 0 ? ms : kTargetBatchMs;
+  batch_target_chosen_ = true;
   // A batch already sized automatically is sized again by the next sample's probe (not in
   // proportion: a batch clamped at 1 or at kMaxBatch does not say its executions' time); a
   // forced or single-execution batch stays. The warm-up's steady samples, of the old batch, are
@@ -176,12 +187,26 @@ void PlanSession::warm_up_until_steady(std::int64_t min_executions) {
   HostTimer search;
   auto sampler = started_clock_sampler(clock_source_);
   SteadyStateDetector detector(measure_options_.steady);
-  const auto n = batch();
+  auto n = batch();
   next_sample_ms *= static_cast<double>(n);
   std::vector<Sample> recent;
   const bool sustained = measure_options_.regime == Regime::sustained;
   // The cap grows once the driver says the clock is held down (SteadyStateLimits).
   while (!detector.finished() && search.elapsed_ms() + next_sample_ms <= detector.max_ms()) {
+    // Held at the cap in short batches: from here on, batches of kTargetBatchMs (their gaps do not
+    // move the clock), and the search starts again on them.
+    if (detector.capped() && batch_target_ms_ < kTargetBatchMs && !batch_target_chosen_ &&
+        !measure_options_.batch && !single_execution_samples()) {
+      batch_target_ms_ = kTargetBatchMs;
+      batch_ = 0;
+      const auto longer = batch();
+      next_sample_ms *= static_cast<double>(longer) / static_cast<double>(n);
+      n = longer;
+      recent.clear();
+      detector = SteadyStateDetector(measure_options_.steady);
+      search.restart();
+      continue;
+    }
     HostTimer one;
     const auto s = current().take(n);  // paced: the idle gap after it is inside `one`
     next_sample_ms = one.elapsed_ms();

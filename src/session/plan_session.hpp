@@ -48,9 +48,10 @@ class PlanSession {
   // sets it for the OOTB pass).
   void set_regime(Regime regime);
   // The device time a batch of back-to-back executions aims at (default_batch_target_ms(), 10 ms:
-  // long enough that the gaps between samples do not move the clock at the power cap). The
-  // oracle's screening ranks a plan space with shorter batches (tune/oracle.cpp). A batch
-  // already chosen is sized again for the new target.
+  // long enough that the gaps between samples do not move the clock at the power cap). Unset, a
+  // sustained row starts at MeasureOptions::uncapped_batch_ms and its warm-up goes to 10 ms once
+  // the device is held at its cap. The oracle's screening ranks a plan space with shorter batches
+  // (tune/oracle.cpp). A batch already chosen is sized again for the new target.
   void set_batch_target_ms(double ms);
   static double default_batch_target_ms();
 
@@ -116,6 +117,7 @@ class PlanSession {
   std::unique_ptr<KernelTimer> probe_timer_;  // sizes the batch; nullptr on host providers
   std::int64_t batch_ = 0;                    // 0: not chosen yet
   double batch_target_ms_ = default_batch_target_ms();
+  bool batch_target_chosen_ = false;  // set_batch_target_ms was called: the warm-up keeps it
   ClockSource* clock_source_ = nullptr;
   std::int64_t warmup_executions_ = 0;
   double warmup_ms_ = 0, reused_warmup_ms_ = 0;

@@ -97,6 +97,10 @@ struct MeasureOptions {
   // fast to 9% slow against the cycle's median, a 1 s row within 2% (bench/results/power-settle.json).
   // --capped-min-ms; 0: no minimum.
   double capped_min_ms = 1000;
+  // Sustained GPU rows sample in batches of about this many ms until the warm-up finds the device
+  // held at its power cap, then in 10 ms batches (session/plan_session.cpp, kTargetBatchMs); 10 or
+  // 0: 10 ms from the start.
+  double uncapped_batch_ms = 2;
   // --placements K: the measurement in at least K chunks, each on freshly placed buffers (new
   // allocations after a seeded spacer, at seeded offsets; session/plan_buffers.hpp), the figure
   // the median of the chunks' medians and their spread recorded (TimingInfo::placements). One

@@ -276,6 +276,40 @@ TEST(MeasurementModes, ARowAtThePowerCapMeasuresAtLeastTheCappedMinimum) {
   EXPECT_EQ(capped_and_min_time(drawing_the_limit, Regime::paced), std::make_pair(false, default_min));
 }
 
+// The batch a sustained row measures with after a warm-up beside these sensors, starting from
+// 1 ms batches below the cap.
+std::int64_t batch_after_warm_up(ClockSource& sensors) {
+  auto provider = make_provider("reference");
+  TimedHostStream stream(provider->make_stream());
+  const auto graph = relu_graph();
+  GraphData data(graph, 1);
+  PlanSession session(data, *provider, stream,
+                      provider->heuristic_plan(graph, provider->engines(graph).at(0)));
+  MeasureOptions measure;
+  measure.uncapped_batch_ms = 1;
+  measure.steady.max_ms = 200;
+  measure.steady.tolerance = 0;  // never steady: the search runs to its cap, and sees the sensors
+  session.set_measure_options(measure);
+  session.set_clock_source(&sensors);
+  session.warm_up_until_steady(1);
+  FixedCountRule rule(2);
+  return session.measure(rule, false).timing.batch;
+}
+
+// Below the cap a sustained row samples short batches; held at the cap, its warm-up goes to the
+// 10 ms batches whose gaps do not move the clock. Sizes come from probes a loaded machine moves:
+// the extremes of three tries, and a factor of 3, not 10 (as BatchTargetResizesTheChosenBatch).
+TEST(MeasurementModes, SustainedRowsSampleShortBatchesUntilTheDeviceIsCapped) {
+  SteadySensors held(1, 1), cool(0, 0);
+  std::int64_t cool_batch = std::numeric_limits<std::int64_t>::max(), capped_batch = 0;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    cool_batch = std::min(cool_batch, batch_after_warm_up(cool));
+    capped_batch = std::max(capped_batch, batch_after_warm_up(held));
+  }
+  ASSERT_GE(cool_batch, 1);
+  EXPECT_GE(capped_batch, std::min<std::int64_t>(1000, cool_batch * 3)) << cool_batch << " below the cap";
+}
+
 TEST(MeasurementModes, PerExecutionEventsIsIgnoredWithoutADeviceTimer) {
   auto options = quick_options();
   options.measure.batch = 4;

@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""A framework's captured step against dnnbench's run of its imported graphs (bench/capture-check.sh).
+
+    capture_compare.py IMPORT_DIR RUN.json KERNELS.json [--json OUT.json]
+
+IMPORT_DIR: `dnnbench import LOG -o IMPORT_DIR` (its manifest.json counts each graph's executions and
+names the engine the framework ran); RUN.json: `dnnbench run -g IMPORT_DIR --provider cudnn
+--max-engines 1 -o RUN.json` (the heuristic pick of each graph, with its kernels from CUPTI);
+KERNELS.json: the framework's own kernels of one step (tests/data/cudnn-log/torch_step.py MODEL
+profile: name, count, total_us).
+
+Per graph: whether the pick ran the engine the framework ran (where the log says), whether every
+kernel it ran is one the framework ran (by name), and its time times the graph's executions. Over
+the step: the executions that map to a graph which ran and passed (weighted by count), and the
+summed time of the matched kernels on both sides (dnnbench's per-execution kernel time x executions
+against the framework's total for the same kernel names).
+"""
+import argparse
+import json
+import re
+import sys
+
+
+def load(path, what):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        sys.exit(f"capture_compare: {path}: cannot read {what}: {e}")
+
+
+def engine_ran(sources):
+    for s in sources:
+        m = re.search(r"ran (eng\d+)", s)
+        if m:
+            return m.group(1)
+    return None
+
+
+def compare(manifest, run, kernels):
+    torch = {k["name"]: k for k in kernels.get("kernels", [])}
+    rows_by_file = {}
+    for g in run.get("graphs", []):
+        path = g.get("graph_path") or ""
+        rows_by_file[path.rsplit("/", 1)[-1]] = g
+    graphs = []
+    dnn_by_name = {}  # kernel name -> [expected launches a step, us a step]
+    executions = passed_executions = 0
+    for entry in manifest.get("graphs", []):
+        count = entry.get("count", 1)
+        executions += count
+        g = rows_by_file.get(entry["file"])
+        row = (g or {}).get("results", [None])[0] if g and g.get("results") else None
+        rec = {"graph": entry["name"], "file": entry["file"], "count": count,
+               "ops": entry.get("ops", []), "framework_engine": engine_ran(entry.get("sources", []))}
+        if row is None:
+            rec["status"] = (g or {}).get("status", "not run")
+            graphs.append(rec)
+            continue
+        rec["status"] = row.get("status")
+        rec["engine"] = row.get("engine_name") or row.get("engine_id")
+        rec["passed"] = bool(row.get("passed"))
+        if rec["passed"]:
+            passed_executions += count
+        names = []
+        us = 0.0
+        for k in row.get("kernels") or []:
+            launches = k.get("launches", 1)
+            k_us = (k.get("median_ms") or 0) * 1000 * launches
+            us += k_us
+            names.append(k["name"])
+            acc = dnn_by_name.setdefault(k["name"], [0, 0.0])
+            acc[0] += launches * count
+            acc[1] += k_us * count
+        rec["kernels"] = names
+        rec["kernels_in_framework"] = all(n in torch for n in names) if names else None
+        rec["kernel_us"] = us
+        rec["step_us"] = us * count
+        graphs.append(rec)
+    matched = {n: v for n, v in dnn_by_name.items() if n in torch}
+    dnn_us = sum(v[1] for v in matched.values())
+    fw_us = sum(torch[n]["total_us"] for n in matched)
+    summary = {
+        "graphs": len(graphs),
+        "executions": executions,
+        "executions_run_and_passed": passed_executions,
+        "executions_share": passed_executions / executions if executions else None,
+        "graphs_same_kernels": sum(1 for g in graphs if g.get("kernels_in_framework")),
+        "graphs_with_kernels": sum(1 for g in graphs if g.get("kernels")),
+        "graphs_same_engine": sum(1 for g in graphs if g.get("framework_engine") and g.get("engine") == g["framework_engine"]),
+        "graphs_engine_known": sum(1 for g in graphs if g.get("framework_engine") and g.get("engine")),
+        "kernel_names_matched": len(matched),
+        "kernel_names_not_in_framework": sorted(n for n in dnn_by_name if n not in torch),
+        "launches_matched": {n: {"dnnbench": v[0], "framework": torch[n]["count"]} for n, v in matched.items()},
+        "matched_us_dnnbench": dnn_us,
+        "matched_us_framework": fw_us,
+        "ratio": dnn_us / fw_us if fw_us else None,
+        "framework_step_ms": kernels.get("step_ms_events"),
+        "framework_kernel_sum_us": kernels.get("kernel_sum_us"),
+    }
+    return {"summary": summary, "graphs": graphs}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("import_dir")
+    ap.add_argument("run_json")
+    ap.add_argument("kernels_json")
+    ap.add_argument("--json", help="write the comparison here")
+    a = ap.parse_args()
+    manifest = load(f"{a.import_dir}/manifest.json", "the import manifest")
+    result = compare(manifest, load(a.run_json, "the run"), load(a.kernels_json, "the framework's kernels"))
+    s = result["summary"]
+    share = s["executions_share"]
+    print(f"{a.import_dir}: {s['graphs']} graphs, {s['executions']} executions; run and passed: "
+          f"{s['executions_run_and_passed']} ({share:.1%})" if share is not None else f"{a.import_dir}: empty")
+    print(f"  same kernels as the framework (by name): {s['graphs_same_kernels']} of {s['graphs_with_kernels']} graphs; "
+          f"same engine: {s['graphs_same_engine']} of {s['graphs_engine_known']}")
+    if s["ratio"] is not None:
+        print(f"  matched kernels' time a step: dnnbench {s['matched_us_dnnbench']:.1f} us, framework "
+              f"{s['matched_us_framework']:.1f} us, ratio {s['ratio']:.3f}")
+    for n in s["kernel_names_not_in_framework"][:10]:
+        print(f"  not in the framework's step: {n[:120]}")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(result, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
