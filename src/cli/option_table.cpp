@@ -287,6 +287,14 @@ std::vector<RunOptionSpec> make_table() {
        .help = "GPU: do not record the kernels a row ran (CUPTI; otherwise one extra sample after the "
                "measurement lists them with their durations)",
        .set = [](C& c, const V& v) { c.options.measure.kernel_activity = !as_flag(v); }},
+      {.flags = "--no-row-groups",
+       .key = "no_row_groups",
+       .group = kTiming,
+       .kind = K::flag,
+       .help = "GPU: run each row whole, one after another, instead of a graph's rows in groups (every row's "
+               "plan and check first, then their warm-ups and measurements back to back, so the device never "
+               "idles between them)",
+       .set = [](C& c, const V& v) { c.options.group_rows = !as_flag(v); }},
       {.flags = "--regime",
        .key = "regime",
        .group = kTiming,

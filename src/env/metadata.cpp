@@ -261,6 +261,7 @@ nlohmann::json collect_metadata(const std::vector<std::string>& argv, const RunO
       {"warmup_max_ms", options.measure.steady.max_ms},
       {"capped_min_ms", options.measure.capped_min_ms},
       {"uncapped_batch_ms", options.measure.uncapped_batch_ms},
+      {"group_rows", options.group_rows},
       {"clock_tolerance", options.measure.clock_tolerance},
       {"rtol", options.rtol ? nlohmann::json(*options.rtol) : nlohmann::json(nullptr)},
       {"atol", options.atol ? nlohmann::json(*options.atol) : nlohmann::json(nullptr)},

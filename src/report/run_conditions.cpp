@@ -43,7 +43,7 @@ constexpr const char* kComparedOptions[] = {"warmup",        "iters",
                                             "heur_mode",     "gpu_reference",
                                             "engines",       "skip_engines",
                                             "max_engines",   "isolate",
-                                            "repeat"};
+                                            "repeat",        "group_rows"};
 
 // The timing methods of a run's timed rows, as families: batch sizes dropped, and batched and
 // single device-event timing counted as one ("device-events"), since the row runner picks the

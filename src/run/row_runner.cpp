@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <memory>
 
 #include "env/gpu_clocks.hpp"
+#include "graph/memory.hpp"
 #include "measure/host_timer.hpp"
 #include "run/repeat.hpp"
 #include "session/plan_session.hpp"
@@ -61,140 +63,264 @@ std::string_view reduced_precision_name(ReducedPrecision policy) {
   return policy == ReducedPrecision::skip ? "skip" : "allow";
 }
 
-RowResult run_row(GraphData& data, Provider& provider, Stream& stream, const EngineInfo& engine,
-                  const RunOptions& options) {
-  const auto& graph = data.graph();
-  RowResult row;
-  row.provider = provider.name();
-  row.engine_id = engine.id;
-  row.engine_name = engine.name;
-  row.engine_notes = engine.notes;
-  row.analytical_flops = data.cost().flops;
-  row.analytical_io_bytes = data.cost().min_bytes;
-  row.fp32_math = fp32_math_of(graph, engine);
-  row.reduced_precision = uses_reduced_precision(engine);
-  HostTimer row_timer, stage_timer;
-  const char* stage = "heuristic";
-  // Closes the stage that ran since the last call under `name`.
-  auto lap = [&](const char* name) {
-    row.stage_ms[name] += stage_timer.elapsed_ms();
-    stage_timer.restart();
-  };
-  std::optional<PlanSpec> heuristic;
-  // Held outside the try so that its teardown (freeing the plan, workspace and buffers: several ms
-  // for large graphs or under a sanitizer) is timed as its own stage, not lost between stages.
-  std::optional<PlanSession> held;
-  try {
-    heuristic = provider.heuristic_plan(graph, engine);
-    row.plan_name = heuristic->name();
-    row.plan_knobs = knob_pairs(*heuristic);
+namespace {
 
-    stage = "build";
-    auto& session = held.emplace(data, provider, stream, *heuristic);
-    session.judge_outputs(OutputRules::of(engine, options));
-    session.set_measure_options(options.measure);
-    session.set_clock_source(gpu_clock_source(provider));
-    row.cpu_build_time_ms = session.build_ms();
-    row.plan_name = session.plan().name();
-    row.workspace_bytes = static_cast<std::int64_t>(session.plan().workspace_bytes());
-    row.bind_time_ms = session.bind_ms();
-    row.plan_notes = session.plan().notes();
-    if (const auto cached = session.plan().cache_use()) {
-      row.plan_cache = cached->use;
-      row.compile_time_ms = cached->compile_ms;
+// One row's pass in four steps, so that a group of rows can run each step for all of them before
+// the next (run_row_group): prepare (plan, reference, checked run: host work), measure (warm-up,
+// samples, kernel record: the device busy), finish (paced figure, re-check, release, repeat),
+// tune (oracle, --plans-from). Whatever goes wrong in a step becomes the row's status; later
+// steps of the OOTB pass are skipped.
+class RowRun {
+ public:
+  RowRun(GraphData& data, Provider& provider, Stream& stream, const EngineInfo& engine,
+         const RunOptions& options)
+      : data_(data), provider_(provider), stream_(stream), engine_(engine), options_(options) {
+    row_.provider = provider.name();
+    row_.engine_id = engine.id;
+    row_.engine_name = engine.name;
+    row_.engine_notes = engine.notes;
+    row_.analytical_flops = data.cost().flops;
+    row_.analytical_io_bytes = data.cost().min_bytes;
+    row_.fp32_math = fp32_math_of(data.graph(), engine);
+    row_.reduced_precision = uses_reduced_precision(engine);
+  }
+
+  void prepare() {
+    step([&] {
+      const auto& graph = data_.graph();
+      heuristic_ = provider_.heuristic_plan(graph, engine_);
+      row_.plan_name = heuristic_->name();
+      row_.plan_knobs = knob_pairs(*heuristic_);
+
+      stage_ = "build";
+      auto& session = session_.emplace(data_, provider_, stream_, *heuristic_);
+      session.judge_outputs(OutputRules::of(engine_, options_));
+      session.set_measure_options(options_.measure);
+      session.set_clock_source(gpu_clock_source(provider_));
+      row_.cpu_build_time_ms = session.build_ms();
+      row_.plan_name = session.plan().name();
+      row_.workspace_bytes = static_cast<std::int64_t>(session.plan().workspace_bytes());
+      row_.bind_time_ms = session.bind_ms();
+      row_.plan_notes = session.plan().notes();
+      if (const auto cached = session.plan().cache_use()) {
+        row_.plan_cache = cached->use;
+        row_.compile_time_ms = cached->compile_ms;
+      }
+      lap("plan");
+
+      // The graph's reference, once per graph and kind: computed here (not inside the checked run)
+      // so that a suite's time shows it apart from the per-row check.
+      stage_ = "reference";
+      data_.reference(data_.reference_kind_for(provider_.device()));
+      lap("reference");
+
+      // Checked run: the first execution, on poisoned outputs, so unwritten elements fail.
+      stage_ = "execute";
+      row_.correctness = session.checked_run();
+      lap("check");
+    });
+  }
+
+  void measure() {
+    step([&] {
+      auto& session = *session_;
+      const auto& graph = data_.graph();
+      stage_ = "warm-up";
+      if (options_.profile_child_plan) {
+        // A profiled child (--profile): exactly the timed executions inside the capture range, so a
+        // plain warm-up (the steady-state search would hand its samples to the measurement).
+        if (row_.plan_name != *options_.profile_child_plan)
+          throw std::runtime_error(fmt::format("the profiled child builds plan {}, not the row's plan {}",
+                                               row_.plan_name.value_or("?"), *options_.profile_child_plan));
+        session.warm_up(std::max<std::int64_t>(1, options_.warmup));
+      } else {
+        session.warm_up_until_steady(options_.warmup);
+      }
+      lap("warm-up");
+      stage_ = "measure";
+      auto rule = make_stopping_rule(options_, session);
+      if (options_.profile_child_plan)
+        stream_.profiler_start(
+            fmt::format("{}/{}/{}/{}", graph.name, row_.provider, engine_.id, *row_.plan_name));
+      measurement_ = session.measure(*rule, options_.save_samples);
+      if (options_.profile_child_plan) stream_.profiler_stop();
+      lap("measure");
+      // The warm-up's steady samples are the measurement's first samples: their time is measuring.
+      row_.stage_ms["warm-up"] -= session.reused_warmup_ms();
+      row_.stage_ms["measure"] += session.reused_warmup_ms();
+      stage_ = "kernel activity";
+      session.record_kernels(*measurement_);
+      lap("kernel activity");
+    });
+  }
+
+  void finish() {
+    step([&] {
+      auto& session = *session_;
+      auto& m = *measurement_;
+      stage_ = "other regime";
+      session.measure_other_regime(m);
+      lap("other regime");
+      m.timing.fill = std::string(fill_kind_name(options_.fill));
+      row_.kernels = m.kernels;
+      row_.kernel_sum_stats = m.kernel_sum;
+      row_.host_stats = m.host;
+      if (m.has_kernel) row_.gpu_kernel_stats = m.kernel;
+      row_.timing = m.timing;
+
+      // Outputs after repeated executions must still be right (catches accumulation into the
+      // output and state carried between executions).
+      stage_ = "re-check";
+      if (row_.correctness->passed) {
+        auto again = session.recheck_outputs();
+        if (!again.passed) {
+          for (auto& o : again.outputs)
+            if (!o.passed) o.first_mismatch = "after repeated executions: " + o.first_mismatch;
+          row_.correctness = std::move(again);
+        }
+      }
+      lap("re-check");
+      if (options_.dump_tensors_dir) dump_outputs(data_, session.buffers(), row_, *options_.dump_tensors_dir);
+      stage_ = "release";
+      session_.reset();
+      lap("release");
+      if (options_.repeat > 1 && row_.correctness->passed) {
+        stage_ = "repeat";
+        row_.repeat = measure_repeats(data_, provider_, stream_, *heuristic_, options_, primary_median(row_));
+        lap("repeat");
+      }
+    });
+    // A row that ended in an exception: its teardown still counts in row_time_ms.
+    HostTimer teardown;
+    session_.reset();
+    row_time_ms_ += teardown.elapsed_ms();
+  }
+
+  // The oracle and --plans-from, after the OOTB pass (and after a group's other rows released
+  // their plans: the sweep builds many).
+  RowResult tune() {
+    HostTimer after;
+    // The oracle runs after the OOTB pass and never changes its fields, status or exit code.
+    if (options_.oracle.enabled && row_.status == RowStatus::success && heuristic_) {
+      stage_timer_.restart();
+      run_oracle(data_, provider_, stream_, engine_, *heuristic_, options_, row_);
+      lap("oracle");
     }
-
-    lap("plan");
-
-    // The graph's reference, once per graph and kind: computed here (not inside the checked run)
-    // so that a suite's time shows it apart from the per-row check.
-    stage = "reference";
-    data.reference(data.reference_kind_for(provider.device()));
-    lap("reference");
-
-    // Checked run: the first execution, on poisoned outputs, so unwritten elements fail.
-    stage = "execute";
-    row.correctness = session.checked_run();
-    lap("check");
-
-    stage = "warm-up";
-    if (options.profile_child_plan) {
-      // A profiled child (--profile): exactly the timed executions inside the capture range, so a
-      // plain warm-up (the steady-state search would hand its samples to the measurement).
-      if (row.plan_name != *options.profile_child_plan)
-        throw std::runtime_error(fmt::format("the profiled child builds plan {}, not the row's plan {}",
-                                             row.plan_name.value_or("?"), *options.profile_child_plan));
-      session.warm_up(std::max<std::int64_t>(1, options.warmup));
-    } else {
-      session.warm_up_until_steady(options.warmup);
+    // --plans-from: the stored plans of this row re-timed against today's heuristic plan.
+    if (options_.plans_from && row_.status == RowStatus::success && heuristic_) {
+      stage_timer_.restart();
+      retime_stored_plans(data_, provider_, stream_, engine_, *heuristic_, options_, row_);
+      lap("plans-from");
     }
-    lap("warm-up");
-    stage = "measure";
-    auto rule = make_stopping_rule(options, session);
-    if (options.profile_child_plan)
-      stream.profiler_start(fmt::format("{}/{}/{}/{}", graph.name, row.provider, engine.id, *row.plan_name));
-    auto m = session.measure(*rule, options.save_samples);
-    if (options.profile_child_plan) stream.profiler_stop();
-    lap("measure");
-    // The warm-up's steady samples are the measurement's first samples: their time is measuring.
-    row.stage_ms["warm-up"] -= session.reused_warmup_ms();
-    row.stage_ms["measure"] += session.reused_warmup_ms();
-    stage = "kernel activity";
-    session.record_kernels(m);
-    lap("kernel activity");
-    stage = "other regime";
-    session.measure_other_regime(m);
-    lap("other regime");
-    m.timing.fill = std::string(fill_kind_name(options.fill));
-    row.kernels = m.kernels;
-    row.kernel_sum_stats = m.kernel_sum;
-    row.host_stats = m.host;
-    if (m.has_kernel) row.gpu_kernel_stats = m.kernel;
-    row.timing = m.timing;
+    row_time_ms_ += after.elapsed_ms();
+    row_.row_time_ms = row_time_ms_;
+    return std::move(row_);
+  }
 
-    // Outputs after repeated executions must still be right (catches accumulation into the
-    // output and state carried between executions).
-    stage = "re-check";
-    if (row.correctness->passed) {
-      auto again = session.recheck_outputs();
-      if (!again.passed) {
-        for (auto& o : again.outputs)
-          if (!o.passed) o.first_mismatch = "after repeated executions: " + o.first_mismatch;
-        row.correctness = std::move(again);
+  // The device bytes this row holds while it waits for the next step (its plan's buffers and
+  // workspace); 0 once released.
+  std::int64_t held_bytes() const {
+    if (!session_) return 0;
+    return saturating_add(graph_tensor_bytes(data_.graph()).storage(), row_.workspace_bytes.value_or(0));
+  }
+
+ private:
+  // Runs `body` unless an earlier step failed; its time counts in the row's time.
+  template <class Body>
+  void step(Body body) {
+    HostTimer timer;
+    stage_timer_.restart();
+    if (!failed_) {
+      try {
+        body();
+      } catch (const Unsupported& e) {
+        row_.status = RowStatus::skipped;
+        row_.skip_reason = e.what();
+        failed_ = true;
+      } catch (const std::exception& e) {
+        row_.status = RowStatus::error;
+        row_.error_message = fmt::format("{} failed: {}", stage_, e.what());
+        failed_ = true;
       }
     }
-    lap("re-check");
-    if (options.dump_tensors_dir) dump_outputs(data, session.buffers(), row, *options.dump_tensors_dir);
-    stage = "release";
-    held.reset();
-    lap("release");
-    if (options.repeat > 1 && row.correctness->passed) {
-      stage = "repeat";
-      row.repeat = measure_repeats(data, provider, stream, *heuristic, options, primary_median(row));
-      lap("repeat");
+    row_time_ms_ += timer.elapsed_ms();
+  }
+  // Closes the stage that ran since the last call under `name`.
+  void lap(const char* name) {
+    row_.stage_ms[name] += stage_timer_.elapsed_ms();
+    stage_timer_.restart();
+  }
+
+  GraphData& data_;
+  Provider& provider_;
+  Stream& stream_;
+  const EngineInfo& engine_;
+  const RunOptions& options_;
+  RowResult row_;
+  std::optional<PlanSpec> heuristic_;
+  std::optional<PlanSession> session_;
+  std::optional<Measurement> measurement_;
+  const char* stage_ = "heuristic";
+  bool failed_ = false;
+  HostTimer stage_timer_;
+  double row_time_ms_ = 0;
+};
+
+// Sessions a group holds at once may take at most this share of the free device memory (the
+// rest is for the next plan's workspace and replays, and for other processes).
+constexpr double kGroupMemoryShare = 0.25;
+constexpr std::size_t kMaxGroupRows = 16;
+
+}  // namespace
+
+RowResult run_row(GraphData& data, Provider& provider, Stream& stream, const EngineInfo& engine,
+                  const RunOptions& options) {
+  RowRun run(data, provider, stream, engine, options);
+  run.prepare();
+  run.measure();
+  run.finish();
+  return run.tune();
+}
+
+bool groups_rows(Stream& stream, const RunOptions& options) {
+  return options.group_rows && !options.profile_child_plan && stream.make_kernel_timer() != nullptr;
+}
+
+void run_row_group(GraphData& data, Provider& provider, Stream& stream,
+                   const std::vector<EngineInfo>& engines, const RunOptions& options,
+                   const std::function<bool(std::size_t)>& starting,
+                   const std::function<void(std::size_t, RowResult)>& finished) {
+  if (!groups_rows(stream, options)) {
+    for (std::size_t i = 0; i < engines.size() && starting(i); ++i)
+      finished(i, run_row(data, provider, stream, engines[i], options));
+    return;
+  }
+  bool stopped = false;
+  for (std::size_t next = 0; next < engines.size() && !stopped;) {
+    // Prepare while the held sessions fit: the next row is taken to need what the last one held.
+    std::vector<std::unique_ptr<RowRun>> group;
+    std::int64_t held = 0;
+    const auto free = provider.device_memory_free();
+    const std::size_t first = next;
+    while (next < engines.size() && group.size() < kMaxGroupRows) {
+      if (!group.empty() && free &&
+          static_cast<double>(held + group.back()->held_bytes()) >
+              kGroupMemoryShare * static_cast<double>(*free))
+        break;
+      if (!starting(next)) {
+        stopped = true;
+        break;
+      }
+      auto& run =
+          *group.emplace_back(std::make_unique<RowRun>(data, provider, stream, engines[next], options));
+      run.prepare();
+      held += run.held_bytes();
+      ++next;
     }
-  } catch (const Unsupported& e) {
-    row.status = RowStatus::skipped;
-    row.skip_reason = e.what();
-  } catch (const std::exception& e) {
-    row.status = RowStatus::error;
-    row.error_message = fmt::format("{} failed: {}", stage, e.what());
+    for (auto& run : group) run->measure();
+    for (auto& run : group) run->finish();
+    for (std::size_t i = 0; i < group.size(); ++i) finished(first + i, group[i]->tune());
   }
-  held.reset();  // a row that ended in an exception: its teardown still counts in row_time_ms
-  // The oracle runs after the OOTB pass and never changes its fields, status or exit code.
-  if (options.oracle.enabled && row.status == RowStatus::success && heuristic) {
-    stage_timer.restart();
-    run_oracle(data, provider, stream, engine, *heuristic, options, row);
-    lap("oracle");
-  }
-  // --plans-from: the stored plans of this row re-timed against today's heuristic plan.
-  if (options.plans_from && row.status == RowStatus::success && heuristic) {
-    stage_timer.restart();
-    retime_stored_plans(data, provider, stream, engine, *heuristic, options, row);
-    lap("plans-from");
-  }
-  row.row_time_ms = row_timer.elapsed_ms();
-  return row;
 }
 
 }  // namespace dnnbench

@@ -1,8 +1,10 @@
 #pragma once
 // The row runner: one (graph, provider, engine) measurement. Whatever goes wrong becomes the
 // row's status and message; nothing throws past it.
+#include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "providers/provider.hpp"
 #include "report/results.hpp"
@@ -15,6 +17,25 @@ namespace dnnbench {
 // warm-up -> measure (stopping rule) -> re-check the outputs of the last execution.
 RowResult run_row(GraphData& data, Provider& provider, Stream& stream, const EngineInfo& engine,
                   const RunOptions& options);
+
+// Whether run_row_group groups the rows of this stream: a device-timed one (its samples are the
+// device's, whose power state the gaps move), unless --no-row-groups or in a profiled child.
+bool groups_rows(Stream& stream, const RunOptions& options);
+
+// The rows of `engines` on one graph and provider. On a device stream (groups_rows) they run in
+// groups whose steps are taken together: every row's host work first (plan build, reference,
+// checked run), then the warm-ups and measurements back to back, then the paced figures,
+// re-checks and releases. The device is then never idle between two rows' sustained samples while
+// the host builds or checks, so a row at the power cap finds the device where the last one left
+// it instead of climbing back from an idle gap (docs/methodology.md, "Power regimes"). A group
+// holds its rows' plans and buffers at once: at most 16 rows and a quarter of the free device
+// memory. Each row's own figure, warm-up and checks are as run_row's. `starting(i)` is asked
+// before engines[i]'s row starts, in order: false starts no more rows (those started still
+// finish). `finished(i, row)` gets each started row's result, in order.
+void run_row_group(GraphData& data, Provider& provider, Stream& stream,
+                   const std::vector<EngineInfo>& engines, const RunOptions& options,
+                   const std::function<bool(std::size_t)>& starting,
+                   const std::function<void(std::size_t, RowResult)>& finished);
 
 // The fp32 math a row of this engine runs with ("strict" or "tf32"); nullopt when the graph has
 // no fp32 tensor.

@@ -168,23 +168,37 @@ bool run_graph(GraphResult& result, const Graph& graph, std::vector<ProviderSlot
     const auto [wanted, selection, refused] =
         row_engines(offered, options, provider.name(), result.content_hash);
     const auto first_row = result.results.size();
-    for (const auto& engine : selection.engines) {
-      if (reuse(provider.name(), engine.id)) continue;
-      if (stop_requested() || (max_new_rows > 0 && new_rows >= max_new_rows)) return false;
-      if (slot.lost_at) {
-        auto row = device_lost_row(data, provider.name(), *slot.lost_at);
-        row.engine_id = engine.id;
-        row.engine_name = engine.name;
-        add(std::move(row));
-        continue;
-      }
-      observer.row_started(result, provider.name(), engine);
-      auto row = run_row(data, provider, *slot.stream, engine, options);
-      row.engine_label = wanted.label_of(engine);
-      // After every row, not only failed ones: the oracle after a passing row can lose it too.
-      note_device_loss(providers, graph.name, row);
+    std::vector<EngineInfo> pending;
+    for (const auto& engine : selection.engines)
+      if (!reuse(provider.name(), engine.id)) pending.push_back(engine);
+    const auto rows_before = new_rows;
+    std::size_t started = 0;
+    bool halted = false;
+    run_row_group(
+        data, provider, *slot.stream, pending, options,
+        [&](std::size_t i) {
+          if (stop_requested() || (max_new_rows > 0 && rows_before + started >= max_new_rows)) {
+            halted = true;
+            return false;
+          }
+          if (slot.lost_at) return false;
+          observer.row_started(result, provider.name(), pending[i]);
+          ++started;
+          return true;
+        },
+        [&](std::size_t i, RowResult row) {
+          row.engine_label = wanted.label_of(pending[i]);
+          // After every row, not only failed ones: the oracle after a passing row can lose it too.
+          note_device_loss(providers, graph.name, row);
+          add(std::move(row));
+          ++new_rows;
+        });
+    if (halted) return false;
+    for (std::size_t i = started; i < pending.size(); ++i) {  // the device was lost before they started
+      auto row = device_lost_row(data, provider.name(), slot.lost_at.value_or(""));
+      row.engine_id = pending[i].id;
+      row.engine_name = pending[i].name;
       add(std::move(row));
-      ++new_rows;
     }
     if (options.oracle.enabled && !options.oracle.aa_self_check && !slot.lost_at) {
       std::vector<const RowResult*> rows;

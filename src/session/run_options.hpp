@@ -153,6 +153,9 @@ struct RunOptions {
   // Set in a profiled child (--profile, isolate/profiler.hpp): the plan the row must run; its timed
   // executions are bracketed for the profiler (Stream::profiler_start/stop).
   std::optional<std::string> profile_child_plan;
+  // Device providers run a graph's rows in groups, host work first and the measurements back to
+  // back (run/row_runner.hpp, run_row_group); --no-row-groups: each row whole, one after another.
+  bool group_rows = true;
   std::vector<std::string> skip_engines;  // ids or names never run
   // --max-engines: run only the first N selected engines of each provider (the heuristic's
   // top N when --engine is not given); 0: all.

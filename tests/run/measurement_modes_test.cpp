@@ -1,5 +1,6 @@
 // The measurement modes of a row (cache mode, latency, forced batch, steady-state warm-up) and
 // calibration, on the reference provider (always built, host-timed).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -165,6 +166,50 @@ class TimedHostStream final : public Stream {
   std::unique_ptr<Stream> inner_;
   int starts_ = 0;
 };
+
+// The order in which run_row_group started and finished rows ("s0 s1 f0 f1": both prepared first).
+std::string group_order(Stream& stream, const RunOptions& options, std::size_t rows,
+                        std::size_t stop_at = 99) {
+  auto provider = make_provider("reference");
+  const auto graph = relu_graph();
+  GraphData data(graph, 1);
+  const std::vector<EngineInfo> engines(rows, provider->engines(graph).at(0));
+  std::string order;
+  run_row_group(
+      data, *provider, stream, engines, options,
+      [&](std::size_t i) {
+        if (i == stop_at) return false;
+        order += fmt::format("s{} ", i);
+        return true;
+      },
+      [&](std::size_t i, RowResult row) {
+        order += fmt::format("f{} ", i);
+        // Every row is still whole: checked, warmed, measured and re-checked.
+        EXPECT_EQ(row.status, RowStatus::success) << row.error_message.value_or("");
+        EXPECT_TRUE(row.correctness && row.correctness->passed);
+        for (const char* stage : {"plan", "check", "measure", "re-check"})
+          EXPECT_TRUE(row.stage_ms.count(stage)) << stage;
+        EXPECT_TRUE(row.gpu_kernel_stats || row.host_stats);
+        EXPECT_GT(row.row_time_ms, 0);
+      });
+  return order;
+}
+
+// On a device stream a graph's rows are prepared (plan, check) first and measured back to back
+// after, so that the device does not idle between their sustained samples while the host builds.
+TEST(MeasurementModes, DeviceRowsOfAGraphArePreparedFirstThenMeasuredBackToBack) {
+  auto provider = make_provider("reference");
+  TimedHostStream stream(provider->make_stream());
+  auto options = quick_options();
+  EXPECT_EQ(group_order(stream, options, 3), "s0 s1 s2 f0 f1 f2 ");
+  // A stop before the third row: the two started still finish.
+  EXPECT_EQ(group_order(stream, options, 3, 2), "s0 s1 f0 f1 ");
+  options.group_rows = false;  // --no-row-groups
+  EXPECT_EQ(group_order(stream, options, 3), "s0 f0 s1 f1 s2 f2 ");
+  // A host stream (no device timer) runs its rows one after another.
+  auto host = provider->make_stream();
+  EXPECT_EQ(group_order(*host, quick_options(), 2), "s0 f0 s1 f1 ");
+}
 
 TEST(MeasurementModes, PerExecutionEventsTimeEachExecutionOfTheBatch) {
   auto provider = make_provider("reference");
