@@ -282,15 +282,21 @@ class SteadySensors final : public ClockSource {
   double capped_, at_limit_;
 };
 
+// The relu graph's session on the reference provider behind device-style timers.
+struct TimedReluSession {
+  std::unique_ptr<Provider> provider = make_provider("reference");
+  TimedHostStream stream{provider->make_stream()};
+  Graph graph = relu_graph();
+  GraphData data{graph, 1};
+  PlanSession session{data, *provider, stream,
+                      provider->heuristic_plan(graph, provider->engines(graph).at(0))};
+};
+
 // Whether a warm-up with these sensors in this regime counts the device as capped, and the
 // minimum time of the rule that follows it.
 std::pair<bool, double> capped_and_min_time(ClockSource& sensors, Regime regime) {
-  auto provider = make_provider("reference");
-  TimedHostStream stream(provider->make_stream());
-  const auto graph = relu_graph();
-  GraphData data(graph, 1);
-  PlanSession session(data, *provider, stream,
-                      provider->heuristic_plan(graph, provider->engines(graph).at(0)));
+  TimedReluSession relu;
+  auto& session = relu.session;
   RunOptions options;
   options.measure.regime = regime;
   // One execution a sample and a second of search: a window of samples must complete for the
@@ -324,12 +330,8 @@ TEST(MeasurementModes, ARowAtThePowerCapMeasuresAtLeastTheCappedMinimum) {
 // The batch a sustained row measures with after a warm-up beside these sensors, starting from
 // 1 ms batches below the cap.
 std::int64_t batch_after_warm_up(ClockSource& sensors) {
-  auto provider = make_provider("reference");
-  TimedHostStream stream(provider->make_stream());
-  const auto graph = relu_graph();
-  GraphData data(graph, 1);
-  PlanSession session(data, *provider, stream,
-                      provider->heuristic_plan(graph, provider->engines(graph).at(0)));
+  TimedReluSession relu;
+  auto& session = relu.session;
   MeasureOptions measure;
   measure.uncapped_batch_ms = 1;
   measure.steady.max_ms = 200;
