@@ -2,6 +2,7 @@
 """A framework's captured step against dnnbench's run of its imported graphs (bench/capture-check.sh).
 
     capture_compare.py IMPORT_DIR RUN.json KERNELS.json [--json OUT.json]
+    capture_compare.py --self-test
 
 IMPORT_DIR: `dnnbench import LOG -o IMPORT_DIR` (its manifest.json counts each graph's executions and
 names the engine the framework ran); RUN.json: `dnnbench run -g IMPORT_DIR --provider cudnn
@@ -101,7 +102,42 @@ def compare(manifest, run, kernels):
     return {"summary": summary, "graphs": graphs}
 
 
+def self_test():
+    """The comparison on a made-up capture: two graphs, one run twice by the framework."""
+    manifest = {"graphs": [
+        {"name": "g1", "file": "0001_g1.json", "count": 2, "ops": ["ConvolutionFwdAttributes"],
+         "sources": ["log:10 (process 1, thread 1, handle none; 2 executions; ran eng3 KERNEL_CFG=1)"]},
+        {"name": "g2", "file": "0002_g2.json", "count": 1, "ops": ["MatmulAttributes"], "sources": ["log:20"]},
+        {"name": "g3", "file": "0003_g3.json", "count": 1, "ops": ["PointwiseAttributes"], "sources": []}]}
+    run = {"graphs": [
+        {"graph_path": "cap/0001_g1.json", "results": [{"status": "success", "passed": True, "engine_name": "eng3",
+                                                        "kernels": [{"name": "conv_k", "launches": 1, "median_ms": 0.010}]}]},
+        {"graph_path": "cap/0002_g2.json", "results": [{"status": "success", "passed": True, "engine_name": "eng0",
+                                                        "kernels": [{"name": "gemm_k", "launches": 2, "median_ms": 0.005},
+                                                                    {"name": "other_k", "launches": 1, "median_ms": 0.001}]}]},
+        {"graph_path": "cap/0003_g3.json", "status": "error", "results": []}]}
+    kernels = {"kernels": [{"name": "conv_k", "count": 2, "total_us": 21.0},
+                           {"name": "gemm_k", "count": 2, "total_us": 10.0},
+                           {"name": "elementwise", "count": 5, "total_us": 3.0}]}
+    s = compare(manifest, run, kernels)["summary"]
+    checks = [
+        (s["executions"], 4), (s["executions_run_and_passed"], 3),
+        (s["graphs_same_kernels"], 1), (s["graphs_with_kernels"], 2),
+        (s["graphs_same_engine"], 1), (s["graphs_engine_known"], 1),
+        (s["kernel_names_not_in_framework"], ["other_k"]),
+        (round(s["matched_us_dnnbench"], 6), 30.0), (s["matched_us_framework"], 31.0),
+        (s["launches_matched"]["conv_k"], {"dnnbench": 2, "framework": 2}),
+    ]
+    bad = [(got, want) for got, want in checks if got != want]
+    for got, want in bad:
+        print(f"capture_compare self-test: got {got!r}, want {want!r}")
+    print("capture_compare self-test:", "FAILED" if bad else "passed")
+    return 1 if bad else 0
+
+
 def main():
+    if sys.argv[1:] == ["--self-test"]:
+        sys.exit(self_test())
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("import_dir")
     ap.add_argument("run_json")

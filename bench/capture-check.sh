@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Does dnnbench, given a framework's own cuDNN API log, run the kernels the framework ran, in the
+# time it took? For each committed PyTorch 2.11 capture (tests/data/cudnn-log: a ResNet-50 AMP
+# training step, a BERT-base layer and a Llama-style decoder layer forward+backward, captured on
+# the H200 with tests/data/cudnn-log/torch_step.py): `dnnbench import` the log, run the heuristic
+# pick of every imported graph on cuDNN, and hold the run against torch.profiler's kernels of one
+# step (bench/lib/capture_compare.py: executions that ran and passed, graphs whose kernels the
+# framework ran by name, the matched kernels' summed time). Needs the GPU the captures were made
+# on (kernel names depend on it).
+#
+#   bench/capture-check.sh OUT_DIR [MODEL...]      MODEL: resnet50 bert llama (default: all three)
+#
+# Environment: DNNBENCH_BIN (default build/gpu/dnnbench), RUN_ARGS (extra `dnnbench run` options).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+[ $# -ge 1 ] || { echo "usage: bench/capture-check.sh OUT_DIR [resnet50|bert|llama ...]" >&2; exit 2; }
+out=$1; shift
+models=("$@"); [ ${#models[@]} -gt 0 ] || models=(bert llama resnet50)
+bin=${DNNBENCH_BIN:-build/gpu/dnnbench}
+[ -x "$bin" ] || { echo "capture-check: no dnnbench binary at $bin (set DNNBENCH_BIN)" >&2; exit 2; }
+mkdir -p "$out" || exit 2
+rc=0
+for m in "${models[@]}"; do
+  case "$m" in
+    resnet50) log=tests/data/cudnn-log/resnet50-amp-step-torch2.11-cudnn9.19.log.xz ;;
+    bert) log=tests/data/cudnn-log/bert-layer-torch2.11-cudnn9.19.log.xz ;;
+    llama) log=tests/data/cudnn-log/llama-layer-torch2.11-cudnn9.19.log.xz ;;
+    *) echo "capture-check: unknown model $m (resnet50, bert or llama)" >&2; exit 2 ;;
+  esac
+  kernels=tests/data/cudnn-log/$m-step-kernels-torch2.11.json
+  rm -rf "$out/$m"
+  "$bin" import "$log" -o "$out/$m" -q > "$out/$m-import.log" 2>&1 || { echo "capture-check: $m: import failed (see $out/$m-import.log)"; rc=1; continue; }
+  # shellcheck disable=SC2086
+  "$bin" run -g "$out/$m" --provider cudnn --max-engines 1 --progress none ${RUN_ARGS:-} -o "$out/$m-run.json" \
+    > "$out/$m-run.log" 2>&1
+  run_rc=$?
+  grep -E "^time:" "$out/$m-run.log"
+  [ $run_rc -eq 0 ] || { echo "capture-check: $m: run exit code $run_rc (see $out/$m-run.log)"; rc=1; }
+  [ -s "$out/$m-run.json" ] && python3 bench/lib/capture_compare.py "$out/$m" "$out/$m-run.json" "$kernels" \
+    --json "$out/$m-compare.json" || rc=1
+done
+exit $rc
