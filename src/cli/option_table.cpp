@@ -263,7 +263,7 @@ std::vector<RunOptionSpec> make_table() {
        .kind = K::integer,
        .value_name = "N",
        .help = "Executions per timed sample, forced (1: single-run timing)",
-       .default_text = "automatic: ~2 ms batches on GPU providers, 10 ms at the power cap",
+       .default_text = "automatic, ~10 ms batches on GPU providers",
        .min = 1,
        .set = [](C& c, const V& v) { c.options.measure.batch = as_int(v); }},
       {.flags = "--per-execution-events",
@@ -287,14 +287,15 @@ std::vector<RunOptionSpec> make_table() {
        .help = "GPU: do not record the kernels a row ran (CUPTI; otherwise one extra sample after the "
                "measurement lists them with their durations)",
        .set = [](C& c, const V& v) { c.options.measure.kernel_activity = !as_flag(v); }},
-      {.flags = "--no-row-groups",
-       .key = "no_row_groups",
+      {.flags = "--row-groups",
+       .key = "row_groups",
        .group = kTiming,
        .kind = K::flag,
-       .help = "GPU: run each row whole, one after another, instead of a graph's rows in groups (every row's "
-               "plan and check first, then their warm-ups and measurements back to back, so the device never "
-               "idles between them)",
-       .set = [](C& c, const V& v) { c.options.group_rows = !as_flag(v); }},
+       .help =
+           "GPU: run a graph's rows in groups (every row's plan and check first, then their warm-ups and "
+           "measurements back to back, so the device never idles between them) instead of each row whole, "
+           "one after another",
+       .set = [](C& c, const V& v) { c.options.group_rows = as_flag(v); }},
       {.flags = "--regime",
        .key = "regime",
        .group = kTiming,

@@ -19,7 +19,7 @@ RowResult run_row(GraphData& data, Provider& provider, Stream& stream, const Eng
                   const RunOptions& options);
 
 // Whether run_row_group groups the rows of this stream: a device-timed one (its samples are the
-// device's, whose power state the gaps move), unless --no-row-groups or in a profiled child.
+// device's, whose power state the gaps move), with --row-groups, not in a profiled child.
 bool groups_rows(Stream& stream, const RunOptions& options);
 
 // The rows of `engines` on one graph and provider. On a device stream (groups_rows) they run in
