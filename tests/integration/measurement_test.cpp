@@ -38,6 +38,25 @@ TEST(Measurement, ColdRowsFlushTheLlcBeforeEverySingleExecution) {
   }
 }
 
+// --cache-mode rotating is for device providers (their executions rebind cheaply); a CPU row,
+// whose binding reorders, flushes its LLC as cold does and says why.
+TEST(Measurement, RotatingOnTheCpuFlushesTheLlcAndSaysWhy) {
+  TempDir dir;
+  const auto doc = run_one({"--cache-mode", "rotating"}, dir);
+  EXPECT_EQ(doc["metadata"]["options"]["cache_mode"], "rotating");
+  const auto& rows = doc["graphs"][0]["results"];
+  ASSERT_FALSE(rows.empty());
+  for (const auto& row : rows) {
+    if (row["status"] != "success") continue;
+    const auto& t = row["timing"];
+    EXPECT_EQ(t["cache_mode"], "cold");
+    EXPECT_EQ(t["batch"], 1);
+    EXPECT_NE(t["cache_flush"].get<std::string>().find("rotating is for device providers"), std::string::npos)
+        << t["cache_flush"];
+    EXPECT_EQ(t["cache_fit"]["rotation_copies"], 1);
+  }
+}
+
 TEST(Measurement, HotIsTheDefaultAndLatencyIsRecorded) {
   TempDir dir;
   const auto hot = run_one({}, dir);
