@@ -229,12 +229,11 @@ std::vector<RunOptionSpec> make_table() {
        .key = "cache_mode",
        .group = kTiming,
        .kind = K::choice,
-       .help =
-           "hot: caches keep what the last execution left; cold: flush the GPU L2 / CPU last-level cache "
-           "before every timed execution, outside the timed region (no batching); rotating (GPU): "
-           "back-to-back "
-           "executions rotate through copies of the buffers that together exceed twice the L2, so each finds "
-           "its data evicted as inside a network (CPU providers flush as cold)",
+       .help = "hot: caches keep what the last execution left; cold: flush the GPU L2 / CPU last-level cache "
+               "before every timed execution, outside the timed region (no batching); rotating (GPU): "
+               "back-to-back executions rotate through copies of the buffers that together exceed twice the "
+               "L2, so each finds "
+               "its data evicted as inside a network (CPU providers flush as cold)",
        .default_text = std::string(cache_mode_name(d.measure.cache_mode)),
        .choices = {"hot", "cold", "rotating"},
        .set =

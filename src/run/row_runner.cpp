@@ -7,7 +7,6 @@
 #include <memory>
 
 #include "env/gpu_clocks.hpp"
-#include "graph/memory.hpp"
 #include "measure/host_timer.hpp"
 #include "run/repeat.hpp"
 #include "session/plan_session.hpp"
@@ -219,10 +218,7 @@ class RowRun {
 
   // The device bytes this row holds while it waits for the next step (its plan's buffers and
   // workspace); 0 once released.
-  std::int64_t held_bytes() const {
-    if (!session_) return 0;
-    return saturating_add(graph_tensor_bytes(data_.graph()).storage(), row_.workspace_bytes.value_or(0));
-  }
+  std::int64_t held_bytes() const { return session_ ? session_->working_set_bytes() : 0; }
 
  private:
   // Runs `body` unless an earlier step failed; its time counts in the row's time.

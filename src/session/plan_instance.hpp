@@ -23,6 +23,7 @@ class PlanInstance {
   const Plan& plan() const { return *plan_; }
   const PlanSpec& spec() const { return spec_; }
   GraphData& data() { return data_; }
+  const GraphData& data() const { return data_; }
   Provider& provider() { return provider_; }
   Stream& stream() { return stream_; }
   const PlanBuffers& buffers() const { return *buffers_; }

@@ -311,9 +311,12 @@ std::optional<TimingInfo::CacheFit> PlanSession::cache_fit() {
   if (cache == 0 && instance_.provider().device() == DeviceKind::host)
     cache = static_cast<std::int64_t>(last_level_cache_bytes());
   if (cache <= 0) return std::nullopt;
-  const auto bytes = saturating_add(graph_tensor_bytes(instance_.data().graph()).storage(),
-                                    static_cast<std::int64_t>(instance_.plan().workspace_bytes()));
-  return TimingInfo::CacheFit{bytes, cache, sampler_->rotation_copies()};
+  return TimingInfo::CacheFit{working_set_bytes(), cache, sampler_->rotation_copies()};
+}
+
+std::int64_t PlanSession::working_set_bytes() const {
+  return saturating_add(graph_tensor_bytes(instance_.data().graph()).storage(),
+                        static_cast<std::int64_t>(instance_.plan().workspace_bytes()));
 }
 
 void PlanSession::measure_other_regime(Measurement& m) {
@@ -447,11 +450,7 @@ Measurement PlanSession::measure(StoppingRule& rule, bool keep_samples) {
   m.timing.method = sampler_->method(n);
   m.timing.batch = n;
   m.timing.meaning = measure_options_.latency ? "latency" : "throughput";
-  // A host provider's rotating row flushed its LLC instead (make_sampler).
-  const auto mode = measure_options_.cache_mode == CacheMode::rotating && !device_timed()
-                        ? CacheMode::cold
-                        : measure_options_.cache_mode;
-  m.timing.cache_mode = std::string(cache_mode_name(mode));
+  m.timing.cache_mode = std::string(cache_mode_name(sampler_->cache_mode()));
   m.timing.cache_flush = sampler_->cache_flush();
   m.timing.cache_fit = cache_fit();
   m.timing.rule = rule.name();

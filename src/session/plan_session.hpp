@@ -84,6 +84,8 @@ class PlanSession {
   // The plan's working set (bound tensors and workspace) against the device's last-level cache;
   // nullopt where the cache size is unknown.
   std::optional<TimingInfo::CacheFit> cache_fit();
+  // The bytes one execution touches: the plan's bound tensors and its workspace.
+  std::int64_t working_set_bytes() const;
   // A device-timed sustained measurement that the driver reported at the power cap gets the
   // paced figure beside it: --other-regime-samples samples with idle gaps (m.timing.other_regime).
   // A no-op otherwise.

@@ -36,6 +36,8 @@ class Sampler {
   virtual std::string replay_fallback(std::int64_t /*batch*/) const { return ""; }
   // What the cold flush (or the rotation) does; empty when hot.
   virtual std::string cache_flush() const { return ""; }
+  // The cache state the samples are taken in (a host provider's rotating request is timed cold).
+  virtual CacheMode cache_mode() const { return CacheMode::hot; }
   // Batches are a whole number of this many executions (a rotation's round).
   virtual std::int64_t batch_multiple() const { return 1; }
   // The sets of buffers the executions rotate through (--cache-mode rotating); 1: one set.
@@ -95,6 +97,7 @@ class PacedSampler final : public Sampler {
   void rebound() override { inner_.rebound(); }
   std::string replay_fallback(std::int64_t batch) const override { return inner_.replay_fallback(batch); }
   std::string cache_flush() const override { return inner_.cache_flush(); }
+  CacheMode cache_mode() const override { return inner_.cache_mode(); }
   std::int64_t batch_multiple() const override { return inner_.batch_multiple(); }
   std::int64_t rotation_copies() const override { return inner_.rotation_copies(); }
   // Idles after `sample_ms` of work; returns the idle time.

@@ -44,6 +44,7 @@ class RotatingSampler final : public Sampler {
   void rebound() override { inner_->rebound(); }
   std::string replay_fallback(std::int64_t batch) const override { return inner_->replay_fallback(batch); }
   std::string cache_flush() const override { return plan_.description; }
+  CacheMode cache_mode() const override { return CacheMode::rotating; }
 
  private:
   std::unique_ptr<Sampler> inner_;

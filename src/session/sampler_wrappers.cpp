@@ -32,6 +32,7 @@ class ColdSampler final : public Sampler {
   bool single_execution() const override { return true; }
   void rebound() override { inner_->rebound(); }
   std::string cache_flush() const override { return flusher_->description(); }
+  CacheMode cache_mode() const override { return CacheMode::cold; }
 
  private:
   std::unique_ptr<Sampler> inner_;
@@ -56,6 +57,7 @@ class IdleGapSampler final : public Sampler {
   bool single_execution() const override { return true; }
   void rebound() override { inner_->rebound(); }
   std::string cache_flush() const override { return inner_->cache_flush(); }
+  CacheMode cache_mode() const override { return inner_->cache_mode(); }
 
  private:
   std::unique_ptr<Sampler> inner_;

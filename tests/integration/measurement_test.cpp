@@ -21,10 +21,10 @@ json run_one(std::vector<std::string> flags, const TempDir& dir) {
   return json::parse(read_text(out));
 }
 
-TEST(Measurement, ColdRowsFlushTheLlcBeforeEverySingleExecution) {
-  TempDir dir;
-  const auto doc = run_one({"--cache-mode", "cold"}, dir);
-  EXPECT_EQ(doc["metadata"]["options"]["cache_mode"], "cold");
+// Every successful row of `doc` timed single executions, each after an LLC flush whose
+// description holds `flush_text`; `check` adds what else a row must show.
+template <class Check>
+void expect_flushed_single_executions(const json& doc, const std::string& flush_text, Check check) {
   const auto& rows = doc["graphs"][0]["results"];
   ASSERT_FALSE(rows.empty());
   for (const auto& row : rows) {
@@ -33,9 +33,18 @@ TEST(Measurement, ColdRowsFlushTheLlcBeforeEverySingleExecution) {
     EXPECT_EQ(t["cache_mode"], "cold");
     EXPECT_EQ(t["batch"], 1);
     EXPECT_NE(t["method"].get<std::string>().find("+cold-flush"), std::string::npos) << t["method"];
-    EXPECT_NE(t["cache_flush"].get<std::string>().find("LLC"), std::string::npos) << t["cache_flush"];
-    EXPECT_TRUE(t["clocks"].is_null());  // a host provider has no GPU sensors
+    EXPECT_NE(t["cache_flush"].get<std::string>().find(flush_text), std::string::npos) << t["cache_flush"];
+    check(t);
   }
+}
+
+TEST(Measurement, ColdRowsFlushTheLlcBeforeEverySingleExecution) {
+  TempDir dir;
+  const auto doc = run_one({"--cache-mode", "cold"}, dir);
+  EXPECT_EQ(doc["metadata"]["options"]["cache_mode"], "cold");
+  expect_flushed_single_executions(doc, "LLC", [](const json& t) {
+    EXPECT_TRUE(t["clocks"].is_null());  // a host provider has no GPU sensors
+  });
 }
 
 // --cache-mode rotating is for device providers (their executions rebind cheaply); a CPU row,
@@ -44,17 +53,8 @@ TEST(Measurement, RotatingOnTheCpuFlushesTheLlcAndSaysWhy) {
   TempDir dir;
   const auto doc = run_one({"--cache-mode", "rotating"}, dir);
   EXPECT_EQ(doc["metadata"]["options"]["cache_mode"], "rotating");
-  const auto& rows = doc["graphs"][0]["results"];
-  ASSERT_FALSE(rows.empty());
-  for (const auto& row : rows) {
-    if (row["status"] != "success") continue;
-    const auto& t = row["timing"];
-    EXPECT_EQ(t["cache_mode"], "cold");
-    EXPECT_EQ(t["batch"], 1);
-    EXPECT_NE(t["cache_flush"].get<std::string>().find("rotating is for device providers"), std::string::npos)
-        << t["cache_flush"];
-    EXPECT_EQ(t["cache_fit"]["rotation_copies"], 1);
-  }
+  expect_flushed_single_executions(doc, "rotating is for device providers",
+                                   [](const json& t) { EXPECT_EQ(t["cache_fit"]["rotation_copies"], 1); });
 }
 
 TEST(Measurement, HotIsTheDefaultAndLatencyIsRecorded) {
