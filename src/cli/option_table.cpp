@@ -344,11 +344,10 @@ std::vector<RunOptionSpec> make_table() {
        .kind = K::number,
        .value_name = "MS",
        .help = "Sustained GPU rows time batches of about this many ms until the warm-up finds the device at "
-               "its power cap, then 10 ms batches (10: 10 ms from the start)",
+               "its power cap, then 10 ms batches (10 or 0: 10 ms from the start)",
        .default_text = shown(d.measure.uncapped_batch_ms),
        .min = 0,
        .max = 10,
-       .min_exclusive = true,
        .set = [](C& c, const V& v) { c.options.measure.uncapped_batch_ms = as_number(v); }},
       {.flags = "--clock-tolerance",
        .key = "clock_tolerance",

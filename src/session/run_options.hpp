@@ -98,7 +98,7 @@ struct MeasureOptions {
   // --capped-min-ms; 0: no minimum.
   double capped_min_ms = 1000;
   // Sustained GPU rows sample in batches of about this many ms until the warm-up finds the device
-  // held at its power cap, then in 10 ms batches (session/plan_session.cpp, kTargetBatchMs); 10:
+  // held at its power cap, then in 10 ms batches (session/plan_session.cpp, kTargetBatchMs); 10 or 0:
   // 10 ms from the start, the default while what shorter batches do to the figures below the cap
   // (A/A, matched conditions) is not measured on the whole suite.
   double uncapped_batch_ms = 10;

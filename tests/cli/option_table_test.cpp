@@ -182,6 +182,7 @@ TEST(OptionValues, ClearReasonsForBadValues) {
   EXPECT_EQ(reason("iters", "99999999999999999999"), "99999999999999999999 is out of range");
   EXPECT_EQ(reason("seed", "-1"), "must be >= 0, got -1");
   EXPECT_EQ(reason("capped_min_ms", "-1"), "must be >= 0, got -1");
+  EXPECT_EQ(reason("uncapped_batch_ms", "20"), "must be in [0, 10], got 20");
   EXPECT_EQ(reason("placements", "0"), "must be in [1, 10], got 0");
   EXPECT_EQ(reason("placements", "11"), "must be in [1, 10], got 11");
   EXPECT_EQ(reason("seed", "18446744073709551616"),
