@@ -138,17 +138,17 @@ def select(args):
 # dnnbench
 
 def dnnbench_flags(binary):
-    """(has --regime, has --fill normal) from `BINARY run --help`."""
+    """(has --regime, has --fill normal, has --cache-mode auto) from `BINARY run --help`."""
     try:
         text = subprocess.run([binary, "run", "--help"], capture_output=True, text=True, timeout=60).stdout
     except (OSError, subprocess.SubprocessError):
-        return False, False
+        return False, False, False
     fill = re.search(r"--fill\b(.*?)(?:\n\s*-{1,2}[a-z]|\Z)", text, re.S)
-    return "--regime" in text, bool(fill and "normal" in fill.group(1))
+    return "--regime" in text, bool(fill and "normal" in fill.group(1)), "--cache-mode auto" in text
 
 
 def dnnbench_command(binary, paths, lib, regime, out_json, flags, extra):
-    has_regime, has_normal = flags
+    has_regime, has_normal, has_auto_cache = flags
     cmd = [binary, "run"]
     for p in paths:
         cmd += ["-g", p]
@@ -156,6 +156,10 @@ def dnnbench_command(binary, paths, lib, regime, out_json, flags, extra):
     # An older binary: the same conditions under the old names (and grid data for fp16/bf16).
     cmd += ["--regime", regime] if has_regime else ["--pacing", "off" if regime == "sustained" else "always"]
     cmd += ["--fill", "normal" if has_normal else "full"]
+    # PyTorch's loop replays one set of buffers: hot, which a binary with `auto` (rotating on the
+    # GPU) must be asked for.
+    if has_auto_cache:
+        cmd += ["--cache-mode", "hot"]
     return cmd + ["-q", "-o", out_json] + extra
 
 

@@ -229,16 +229,17 @@ std::vector<RunOptionSpec> make_table() {
        .key = "cache_mode",
        .group = kTiming,
        .kind = K::choice,
-       .help = "hot: caches keep what the last execution left; cold: flush the GPU L2 / CPU last-level cache "
+       .help = "auto: rotating on GPU providers, hot on CPU providers; hot: caches keep what the last "
+               "execution left; cold: flush the GPU L2 / CPU last-level cache "
                "before every timed execution, outside the timed region (no batching); rotating (GPU): "
                "back-to-back executions rotate through copies of the buffers that together exceed twice the "
                "L2, so each finds "
                "its data evicted as inside a network (CPU providers flush as cold)",
        .default_text = std::string(cache_mode_name(d.measure.cache_mode)),
-       .choices = {"hot", "cold", "rotating"},
+       .choices = {"auto", "hot", "cold", "rotating"},
        .set =
            [](C& c, const V& v) {
-             c.options.measure.cache_mode = cache_mode_from_name(as_text(v)).value_or(CacheMode::hot);
+             c.options.measure.cache_mode = cache_mode_from_name(as_text(v)).value_or(CacheMode::automatic);
            }},
       {.flags = "--latency",
        .key = "latency",
@@ -286,15 +287,14 @@ std::vector<RunOptionSpec> make_table() {
        .help = "GPU: do not record the kernels a row ran (CUPTI; otherwise one extra sample after the "
                "measurement lists them with their durations)",
        .set = [](C& c, const V& v) { c.options.measure.kernel_activity = !as_flag(v); }},
-      {.flags = "--row-groups",
-       .key = "row_groups",
+      {.flags = "--no-row-groups",
+       .key = "no_row_groups",
        .group = kTiming,
        .kind = K::flag,
-       .help =
-           "GPU: run a graph's rows in groups (every row's plan and check first, then their warm-ups and "
-           "measurements back to back, so the device never idles between them) instead of each row whole, "
-           "one after another",
-       .set = [](C& c, const V& v) { c.options.group_rows = as_flag(v); }},
+       .help = "GPU: run each row whole, one after another, instead of a graph's rows in groups (by default "
+               "every row's plan and check first, then their warm-ups and measurements back to back, so the "
+               "device never idles between them)",
+       .set = [](C& c, const V& v) { c.options.group_rows = !as_flag(v); }},
       {.flags = "--regime",
        .key = "regime",
        .group = kTiming,
@@ -344,7 +344,7 @@ std::vector<RunOptionSpec> make_table() {
        .kind = K::number,
        .value_name = "MS",
        .help = "Sustained GPU rows time batches of about this many ms until the warm-up finds the device at "
-               "its power cap, then 10 ms batches (10 or 0: 10 ms from the start)",
+               "its power cap, then 10 ms batches (10 or 0: 10 ms from the start, as before row groups)",
        .default_text = shown(d.measure.uncapped_batch_ms),
        .min = 0,
        .max = 10,

@@ -64,6 +64,8 @@ std::string_view cache_mode_name(CacheMode mode) {
       return "cold";
     case CacheMode::rotating:
       return "rotating";
+    case CacheMode::automatic:
+      return "auto";
     case CacheMode::hot:
       break;
   }
@@ -71,7 +73,7 @@ std::string_view cache_mode_name(CacheMode mode) {
 }
 
 std::optional<CacheMode> cache_mode_from_name(std::string_view name) {
-  for (auto m : {CacheMode::hot, CacheMode::cold, CacheMode::rotating})
+  for (auto m : {CacheMode::hot, CacheMode::cold, CacheMode::rotating, CacheMode::automatic})
     if (cache_mode_name(m) == name) return m;
   return std::nullopt;
 }

@@ -38,7 +38,8 @@ std::string_view fp32_math_name(Fp32Math math);
 enum class ReducedPrecision { allow, skip };
 std::string_view reduced_precision_name(ReducedPrecision policy);
 
-enum class CacheMode { hot, cold, rotating };
+// automatic (`auto`, the default): rotating where the stream has a device timer, hot elsewhere.
+enum class CacheMode { hot, cold, rotating, automatic };
 std::string_view cache_mode_name(CacheMode mode);
 std::optional<CacheMode> cache_mode_from_name(std::string_view name);
 // The power regime a number is measured in (--regime; docs/methodology.md, "Power regimes").
@@ -56,8 +57,11 @@ struct MeasureOptions {
   // outside the timed region; each sample is then one execution (no batching). rotating (device
   // providers): back-to-back executions rotate through copies of the plan's buffers that together
   // exceed twice the cache, so each finds its data evicted as inside a network; host providers,
-  // whose binding reorders, flush their last-level cache as cold does instead.
-  CacheMode cache_mode = CacheMode::hot;
+  // whose binding reorders, flush their last-level cache as cold does instead. auto (the default)
+  // rotates device rows and keeps host rows hot: on the H100 the decode GEMMs whose 32 MB weight
+  // fits in L2 read up to 1.9x faster hot than rotating, and hot they differed by up to 4.9%
+  // between processes against 1.05% rotating (bench/results/cache-modes.json).
+  CacheMode cache_mode = CacheMode::automatic;
   // --latency: isolated latency after idle: the device idles `latency_idle_ms` before each single
   // execution (no batching), instead of the default steady-state throughput in a loop. 2 ms is
   // the idle gap of the H200 measurement in shared/reference/ANCHORS.md: long enough for the
@@ -99,9 +103,9 @@ struct MeasureOptions {
   double capped_min_ms = 1000;
   // Sustained GPU rows sample in batches of about this many ms until the warm-up finds the device
   // held at its power cap, then in 10 ms batches (session/plan_session.cpp, kTargetBatchMs); 10 or 0:
-  // 10 ms from the start, the default while what shorter batches do to the figures below the cap
-  // (A/A, matched conditions) is not measured on the whole suite.
-  double uncapped_batch_ms = 10;
+  // 10 ms from the start. With row groups, 2 ms took the H100's GEMM suite from 39 to 67-70 rows a
+  // minute, and two such runs compared 117 SAME, 0 FASTER/SLOWER (bench/results/row-groups.json).
+  double uncapped_batch_ms = 2;
   // --placements K: the measurement in at least K chunks, each on freshly placed buffers (new
   // allocations after a seeded spacer, at seeded offsets; session/plan_buffers.hpp), the figure
   // the median of the chunks' medians and their spread recorded (TimingInfo::placements). One
@@ -155,9 +159,8 @@ struct RunOptions {
   // executions are bracketed for the profiler (Stream::profiler_start/stop).
   std::optional<std::string> profile_child_plan;
   // Device providers run a graph's rows in groups, host work first and the measurements back to
-  // back (run/row_runner.hpp, run_row_group) with --row-groups; off: each row whole, one after
-  // another. Off by default: what it does to the figures (A/A, matched conditions) is not measured.
-  bool group_rows = false;
+  // back (run/row_runner.hpp, run_row_group); --no-row-groups: each row whole, one after another.
+  bool group_rows = true;
   std::vector<std::string> skip_engines;  // ids or names never run
   // --max-engines: run only the first N selected engines of each provider (the heuristic's
   // top N when --engine is not given); 0: all.

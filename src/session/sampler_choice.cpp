@@ -27,7 +27,9 @@ std::unique_ptr<Sampler> make_sampler(PlanInstance& instance, const MeasureOptio
   // A host provider's binding reorders into the plan's own layouts, so its executions cannot
   // rotate through buffers without timing the reorders: without a device timer, a rotating row
   // flushes the LLC before each execution instead (as cold).
-  const bool rotating = options.cache_mode == CacheMode::rotating && timer;
+  // auto: rotating where there is a device timer, hot where there is none.
+  const bool rotating =
+      (options.cache_mode == CacheMode::rotating || options.cache_mode == CacheMode::automatic) && timer;
   const bool cold =
       options.cache_mode == CacheMode::cold || (options.cache_mode == CacheMode::rotating && !timer);
   std::unique_ptr<Sampler> sampler;

@@ -192,7 +192,7 @@ TEST(OptionValues, ClearReasonsForBadValues) {
   EXPECT_EQ(reason("max_time_ms", "0"), "must be > 0, got 0");
   EXPECT_EQ(reason("warmup_max_ms", "nan"), "expected a number, got \"nan\"");
   EXPECT_EQ(reason("cache_mode", "COLD"), "");
-  EXPECT_EQ(reason("cache_mode", "warm"), "expected \"hot\", \"cold\" or \"rotating\", got \"warm\"");
+  EXPECT_EQ(reason("cache_mode", "warm"), "expected \"auto\", \"hot\", \"cold\" or \"rotating\", got \"warm\"");
   EXPECT_NE(reason("max_memory", "16 apples").find("expected a byte count"), std::string::npos);
 }
 
@@ -266,7 +266,7 @@ TEST(OptionHelp, ShowsDefaultsAndNoCli11Artefacts) {
     EXPECT_NE(help.find("(default: " + spec.default_text + ")"), std::string::npos) << spec.flags;
   }
   EXPECT_NE(help.find("--warmup N"), std::string::npos) << help;
-  EXPECT_NE(help.find("--cache-mode hot|cold"), std::string::npos) << help;
+  EXPECT_NE(help.find("--cache-mode auto|hot|cold"), std::string::npos) << help;
 }
 
 // docs/recipes.md's key table is generated from the option table; DNNBENCH_UPDATE_DOCS=1 rewrites it.

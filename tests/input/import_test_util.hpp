@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 #include "graph/errors.hpp"
 #include "graph/reader.hpp"
@@ -27,10 +28,12 @@ inline std::vector<std::int64_t> dims_of(const Graph& g, const std::string& name
   return {};
 }
 
-inline const TensorDesc& tensor_named(const Graph& g, const std::string& name) {
+// The name by value (string_view), not as a const std::string&: g++ 13's -Wdangling-reference
+// takes a literal bound to a reference parameter for the referent of the returned reference.
+inline const TensorDesc& tensor_named(const Graph& g, std::string_view name) {
   for (const auto& t : g.tensors)
     if (t.name == name) return t;
-  throw std::runtime_error("no tensor " + name);
+  throw std::runtime_error("no tensor " + std::string(name));
 }
 
 // The message of the InputError `statement` throws ("" when it throws none).

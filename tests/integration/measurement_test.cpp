@@ -57,9 +57,11 @@ TEST(Measurement, RotatingOnTheCpuFlushesTheLlcAndSaysWhy) {
                                    [](const json& t) { EXPECT_EQ(t["cache_fit"]["rotation_copies"], 1); });
 }
 
-TEST(Measurement, HotIsTheDefaultAndLatencyIsRecorded) {
+// The default cache mode, auto, rotates device rows only: a CPU row is hot.
+TEST(Measurement, HostRowsAreHotByDefaultAndLatencyIsRecorded) {
   TempDir dir;
   const auto hot = run_one({}, dir);
+  EXPECT_EQ(hot["metadata"]["options"]["cache_mode"], "auto");
   const auto& t = hot["graphs"][0]["results"][0]["timing"];
   EXPECT_EQ(t["cache_mode"], "hot");
   EXPECT_EQ(t["meaning"], "throughput");

@@ -40,7 +40,7 @@ TEST(UsageErrors, BadAndContradictoryValuesAreOneLineAndExitTwo) {
       {{"--compile-ahead", "many"}, "dnnbench: --compile-ahead: expected an integer, got \"many\""},
       {{"--seed", "18446744073709551616"}, "--seed: must be below 2^64"},
       {{"--max-memory", "lots"}, "--max-memory: expected a byte count"},
-      {{"--cache-mode", "warm"}, "--cache-mode: expected \"hot\", \"cold\" or \"rotating\", got \"warm\""},
+      {{"--cache-mode", "warm"}, "--cache-mode: expected \"auto\", \"hot\", \"cold\" or \"rotating\", got \"warm\""},
       {{"--regime", "hot"}, "--regime: expected \"sustained\" or \"paced\", got \"hot\""},
       {{"--fill", "gaussian"}, "--fill: expected"},
       {{"--reduced-precision", "maybe"},

@@ -201,11 +201,11 @@ TEST(MeasurementModes, DeviceRowsOfAGraphArePreparedFirstThenMeasuredBackToBack)
   auto provider = make_provider("reference");
   TimedHostStream stream(provider->make_stream());
   auto options = quick_options();
-  options.group_rows = true;  // --row-groups
+  options.group_rows = true;  // the default
   EXPECT_EQ(group_order(stream, options, 3), "s0 s1 s2 f0 f1 f2 ");
   // A stop before the third row: the two started still finish.
   EXPECT_EQ(group_order(stream, options, 3, 2), "s0 s1 f0 f1 ");
-  options.group_rows = false;  // without --row-groups
+  options.group_rows = false;  // --no-row-groups
   EXPECT_EQ(group_order(stream, options, 3), "s0 f0 s1 f1 s2 f2 ");
   // A host stream (no device timer) runs its rows one after another.
   auto host = provider->make_stream();

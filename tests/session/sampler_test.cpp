@@ -123,9 +123,16 @@ struct Fixture {
   std::unique_ptr<PlanInstance> instance;
 };
 
+// One set of buffers: the replay and event tests count the captures of one placed set.
+MeasureOptions hot_options() {
+  MeasureOptions o;
+  o.cache_mode = CacheMode::hot;
+  return o;
+}
+
 TEST(Sampler, HostStreamGetsTheHostClock) {
   Fixture f(false);
-  const auto s = make_sampler(*f.instance, MeasureOptions{});
+  const auto s = make_sampler(*f.instance, hot_options());
   EXPECT_FALSE(s->device_timed());
   EXPECT_EQ(s->method(8), "host-per-execution");
   const auto sample = s->take(4);
@@ -135,7 +142,7 @@ TEST(Sampler, HostStreamGetsTheHostClock) {
 
 TEST(Sampler, DeviceBatchesReplayOneCaptureUntilRebound) {
   Fixture f(true);
-  const auto s = make_sampler(*f.instance, MeasureOptions{});
+  const auto s = make_sampler(*f.instance, hot_options());
   EXPECT_TRUE(s->device_timed());
   s->take(6);
   s->take(6);
@@ -156,7 +163,7 @@ TEST(Sampler, DeviceBatchesReplayOneCaptureUntilRebound) {
 
 TEST(Sampler, RefusedCaptureFallsBackToEventsAndSaysWhy) {
   Fixture f(true, true);
-  const auto s = make_sampler(*f.instance, MeasureOptions{});
+  const auto s = make_sampler(*f.instance, hot_options());
   const int starts = f.counts.timer_starts;
   s->take(4);
   EXPECT_EQ(f.counts.timer_starts, starts + 1);
@@ -166,7 +173,7 @@ TEST(Sampler, RefusedCaptureFallsBackToEventsAndSaysWhy) {
 
 TEST(Sampler, NoGraphReplayTimesBackToBackLaunches) {
   Fixture f(true);
-  MeasureOptions o;
+  auto o = hot_options();
   o.graph_replay = false;
   const auto s = make_sampler(*f.instance, o);
   s->take(40);  // above kMaxGatedExecutions: not gated
@@ -258,6 +265,22 @@ TEST(Sampler, RotatingExecutionsWriteEveryCopy) {
   f.instance->execute();
   f.instance->stream().synchronize();
   EXPECT_FALSE(std::isnan(out[0]));
+}
+
+// auto, the default: a stream with a device timer rotates; a host provider stays hot (no flush).
+TEST(Sampler, AutoRotatesDeviceRowsAndKeepsHostRowsHot) {
+  Fixture device(true);
+  MeasureOptions o;
+  EXPECT_EQ(o.cache_mode, CacheMode::automatic);
+  const auto rotating = make_sampler(*device.instance, o);
+  EXPECT_EQ(rotating->cache_mode(), CacheMode::rotating);
+  EXPECT_EQ(rotating->rotation_copies(), 5);
+  Fixture host(false);
+  const auto hot = make_sampler(*host.instance, o);
+  EXPECT_EQ(hot->cache_mode(), CacheMode::hot);
+  EXPECT_FALSE(hot->single_execution());
+  EXPECT_EQ(hot->method(1), "host-per-execution");
+  EXPECT_TRUE(hot->cache_flush().empty());
 }
 
 TEST(Sampler, RotatingOnAHostProviderFlushesTheLlcInstead) {
