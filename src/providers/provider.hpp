@@ -221,6 +221,10 @@ class Provider {
   // Bytes of device memory free now, for the memory budget (env/memory_budget.hpp); nullopt when
   // the provider cannot say (host providers: the host budget covers them).
   virtual std::optional<std::int64_t> device_memory_free() { return std::nullopt; }
+  // Threads a host provider's executions use when it runs its own (the reference: its
+  // parallel_for); 0: the OpenMP runtime's (MeasureOptions::host_sync_threads). A row on one
+  // thread records no fork-join probe, so compare does not hold it UNDECIDED on the probe's states.
+  virtual int host_threads() const { return 0; }
   // Device description for results (name, compute capability, SM count, memory, driver, ...);
   // empty for host providers.
   virtual std::vector<std::pair<std::string, std::string>> device_properties() { return {}; }

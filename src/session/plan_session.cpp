@@ -353,9 +353,12 @@ Measurement PlanSession::measure(StoppingRule& rule, bool keep_samples) {
   std::vector<double> host_samples, kernel_samples;
   auto sampler = started_clock_sampler(clock_source_);
   // A multi-threaded host row: the machine's fork-join time around its samples.
-  const bool probe_sync = !device_timed() && measure_options_.host_sync_threads >= 2;
-  const auto sync_before =
-      probe_sync ? thread_sync_us(measure_options_.host_sync_threads) : std::optional<double>();
+  const int own_threads = instance_.provider().host_threads();
+  const auto sync_threads = own_threads > 0
+                                ? std::min<std::int64_t>(own_threads, measure_options_.host_sync_threads)
+                                : measure_options_.host_sync_threads;
+  const bool probe_sync = !device_timed() && sync_threads >= 2;
+  const auto sync_before = probe_sync ? thread_sync_us(sync_threads) : std::optional<double>();
   HostTimer wall;
   const double idle_before = paced_->idle_total_ms();
   double timed_ms = 0;
@@ -417,9 +420,8 @@ Measurement PlanSession::measure(StoppingRule& rule, bool keep_samples) {
   Measurement m;
   m.timing.wall_ms = wall.elapsed_ms();
   if (sync_before)
-    if (const auto sync_after = thread_sync_us(measure_options_.host_sync_threads))
-      m.timing.host_sync =
-          TimingInfo::HostSync{measure_options_.host_sync_threads, *sync_before, *sync_after};
+    if (const auto sync_after = thread_sync_us(sync_threads))
+      m.timing.host_sync = TimingInfo::HostSync{sync_threads, *sync_before, *sync_after};
   if (sampler) {
     const auto taken = sampler->stop();
     readings.insert(readings.end(), taken.begin(), taken.end());

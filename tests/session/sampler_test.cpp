@@ -360,6 +360,26 @@ TEST(Placements, MeasurementSpreadsOverChunksAndRebindsEachTime) {
   EXPECT_TRUE(session.checked_run().passed);
 }
 
+// A host row probes the fork-join of as many threads as its provider runs: the reference on one
+// thread (DNNBENCH_REFERENCE_THREADS=1) records no probe, on two it records a two-thread one.
+TEST(Sampler, HostSyncProbeFollowsTheProvidersOwnThreads) {
+  auto probed = [](const char* threads) {
+    setenv("DNNBENCH_REFERENCE_THREADS", threads, 1);
+    Fixture f(false);
+    PlanSession session(f.data, *f.provider, *f.stream, f.instance->spec());
+    MeasureOptions o;
+    o.placements = 1;
+    o.host_sync_threads = 4;  // the OpenMP runtime's count
+    session.set_measure_options(o);
+    FixedCountRule rule(2);
+    const auto m = session.measure(rule, false);
+    unsetenv("DNNBENCH_REFERENCE_THREADS");
+    return m.timing.host_sync ? m.timing.host_sync->threads : 0;
+  };
+  EXPECT_EQ(probed("1"), 0);
+  EXPECT_EQ(probed("2"), 2);
+}
+
 TEST(Placements, OnePlacementRecordsNone) {
   Fixture f(false);
   PlanSession session(f.data, *f.provider, *f.stream, f.instance->spec());

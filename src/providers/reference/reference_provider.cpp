@@ -3,6 +3,7 @@
 
 #include "reference/reference.hpp"
 #include "tensor/host_tensor.hpp"
+#include "tensor/parallel.hpp"
 
 namespace dnnbench {
 namespace {
@@ -61,6 +62,7 @@ class ReferenceProvider final : public Provider {
  public:
   std::string_view name() const override { return "reference"; }
   DeviceKind device() const override { return DeviceKind::host; }
+  int host_threads() const override { return reference_threads(); }
   std::string version() const override {
     return std::string("dnnbench ") + DNNBENCH_VERSION + " fp64 CPU reference";
   }
