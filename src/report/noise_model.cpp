@@ -141,8 +141,11 @@ std::optional<double> suite_spread_band(const std::vector<double>& ratios) {
   std::vector<double> logs;
   logs.reserve(ratios.size());
   for (double r : ratios)
-    if (r > 0) logs.push_back(std::abs(std::log(r)));
+    if (r > 0) logs.push_back(std::log(r));
   if (logs.size() < kSuiteSpreadMinRows) return std::nullopt;
+  std::sort(logs.begin(), logs.end());
+  const double centre = quantile_sorted(logs, 0.5);
+  for (auto& l : logs) l = std::abs(l - centre);
   std::sort(logs.begin(), logs.end());
   // 1.4826: a normal's σ over its median absolute deviation.
   const double sigma = 1.4826 * quantile_sorted(logs, 0.5);

@@ -82,11 +82,12 @@ double placement_spread_multiple(std::int64_t chunks);
 // The run-to-run noise the whole comparison shows (Efron's "empirical null"): most rows of an A/B
 // do not change, so the bulk of their ratios B/A scatters by the noise between the two runs,
 // including what neither run's passes could see (a machine slowed for longer than one run lasts:
-// issue 32's oneDNN A/A pairs). Robust σ of log ratio about 1 (not about its median: a suite-wide
-// shift between two runs of the same code is noise too) = 1.4826 · median |log ratio|; the band
-// is exp(kSuiteSpreadSigmas · σ) − 1. nullopt with fewer than kSuiteSpreadMinRows ratios. A real
-// change on a minority of rows does not move the median; one on most rows widens every band,
-// which compare's geomean line then shows.
+// issue 32's oneDNN A/A pairs). Robust σ of log ratio about its median = 1.4826 · median
+// |log ratio − median log ratio|; the band is exp(kSuiteSpreadSigmas · σ) − 1. nullopt with fewer
+// than kSuiteSpreadMinRows ratios. About the median, not about 1: a change that moves every row
+// alike (a planted 10% on every crashtest row, a library or driver slower everywhere) shifts the
+// ratios without scattering them, and taken about 1 it widened every band past itself (±62% on
+// the CPU VM) and was called SAME on every row. A real change on a minority of rows moves neither.
 std::optional<double> suite_spread_band(const std::vector<double>& ratios);
 
 // Two multi-threaded CPU rows measured in different machine states: their fork-join times

@@ -158,6 +158,15 @@ TEST(NoiseModel, SuiteSpreadWidensBandsWhenTheMachineMovedButKeepsAFewRealChange
   c = compare_runs(run_of(a, "a.json"), run_of(b, "b.json"), CompareOptions{});
   EXPECT_EQ(c.slower, 5);
   EXPECT_EQ(c.faster, 0);
+  // 10% slower on every row, scattered ±1%: the shift does not widen the bands; all 40 SLOWER.
+  for (int i = 0; i < 40; ++i) {
+    const double r = 1.10 * (i % 2 ? 1.01 : 0.99);
+    b[i] = with_repeat(row(r, 0.005), {r, r * 1.01, r * 1.005});
+  }
+  c = compare_runs(run_of(a, "a.json"), run_of(b, "b.json"), CompareOptions{});
+  ASSERT_TRUE(c.suite_band);
+  EXPECT_LT(*c.suite_band, 0.05);
+  EXPECT_EQ(c.slower, 40);
 }
 
 TEST(NoiseModel, CalibratedSpreadPerProviderAndKernelClass) {
