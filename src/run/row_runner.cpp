@@ -218,7 +218,7 @@ class RowRun {
 
   // The device bytes this row holds while it waits for the next step (its plan's buffers and
   // workspace); 0 once released.
-  std::int64_t held_bytes() const { return session_ ? session_->working_set_bytes() : 0; }
+  std::int64_t held_bytes() const { return session_ ? session_->held_bytes() : 0; }
 
  private:
   // Runs `body` unless an earlier step failed; its time counts in the row's time.

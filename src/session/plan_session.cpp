@@ -321,6 +321,18 @@ std::int64_t PlanSession::working_set_bytes() const {
                         static_cast<std::int64_t>(instance_.plan().workspace_bytes()));
 }
 
+std::int64_t PlanSession::host_sync_threads() {
+  if (device_timed()) return 0;
+  const int own = instance_.provider().host_threads();
+  const auto threads = own > 0 ? std::min<std::int64_t>(own, measure_options_.host_sync_threads)
+                               : measure_options_.host_sync_threads;
+  return threads >= 2 ? threads : 0;
+}
+
+std::int64_t PlanSession::held_bytes() const {
+  return saturating_mul(working_set_bytes(), sampler_->rotation_copies());
+}
+
 void PlanSession::measure_other_regime(Measurement& m) {
   const auto samples = measure_options_.other_regime_samples;
   const bool capped =
@@ -353,11 +365,8 @@ Measurement PlanSession::measure(StoppingRule& rule, bool keep_samples) {
   std::vector<double> host_samples, kernel_samples;
   auto sampler = started_clock_sampler(clock_source_);
   // A multi-threaded host row: the machine's fork-join time around its samples.
-  const int own_threads = instance_.provider().host_threads();
-  const auto sync_threads = own_threads > 0
-                                ? std::min<std::int64_t>(own_threads, measure_options_.host_sync_threads)
-                                : measure_options_.host_sync_threads;
-  const bool probe_sync = !device_timed() && sync_threads >= 2;
+  const auto sync_threads = host_sync_threads();
+  const bool probe_sync = sync_threads >= 2;
   const auto sync_before = probe_sync ? thread_sync_us(sync_threads) : std::optional<double>();
   HostTimer wall;
   const double idle_before = paced_->idle_total_ms();

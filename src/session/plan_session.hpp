@@ -86,6 +86,13 @@ class PlanSession {
   std::optional<TimingInfo::CacheFit> cache_fit();
   // The bytes one execution touches: the plan's bound tensors and its workspace.
   std::int64_t working_set_bytes() const;
+  // What the session holds on the device: the working set once per rotation copy (row groups
+  // budget their memory with it).
+  std::int64_t held_bytes() const;
+  // Threads whose fork-join a host row probes before and after its samples: the provider's own
+  // (Provider::host_threads) where it says, capped by MeasureOptions::host_sync_threads; 0 when
+  // fewer than 2 or the row is device-timed (no probe).
+  std::int64_t host_sync_threads();
   // A device-timed sustained measurement that the driver reported at the power cap gets the
   // paced figure beside it: --other-regime-samples samples with idle gaps (m.timing.other_regime).
   // A no-op otherwise.

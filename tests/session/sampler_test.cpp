@@ -361,23 +361,34 @@ TEST(Placements, MeasurementSpreadsOverChunksAndRebindsEachTime) {
 }
 
 // A host row probes the fork-join of as many threads as its provider runs: the reference on one
-// thread (DNNBENCH_REFERENCE_THREADS=1) records no probe, on two it records a two-thread one.
+// thread (DNNBENCH_REFERENCE_THREADS=1) records no probe, on two a two-thread one; a device row none.
 TEST(Sampler, HostSyncProbeFollowsTheProvidersOwnThreads) {
-  auto probed = [](const char* threads) {
+  auto probe_threads = [](const char* threads, bool device) {
     setenv("DNNBENCH_REFERENCE_THREADS", threads, 1);
-    Fixture f(false);
+    Fixture f(device);
     PlanSession session(f.data, *f.provider, *f.stream, f.instance->spec());
     MeasureOptions o;
     o.placements = 1;
     o.host_sync_threads = 4;  // the OpenMP runtime's count
     session.set_measure_options(o);
+    const auto n = session.host_sync_threads();
     FixedCountRule rule(2);
     const auto m = session.measure(rule, false);
+    // No probe: none recorded. (A probe whose rounds time out on a loaded machine records nothing
+    // either, so only its absence is certain.)
+    if (n == 0) {
+      EXPECT_FALSE(m.timing.host_sync);
+    }
+    if (m.timing.host_sync) {
+      EXPECT_EQ(m.timing.host_sync->threads, n);
+    }
     unsetenv("DNNBENCH_REFERENCE_THREADS");
-    return m.timing.host_sync ? m.timing.host_sync->threads : 0;
+    return n;
   };
-  EXPECT_EQ(probed("1"), 0);
-  EXPECT_EQ(probed("2"), 2);
+  EXPECT_EQ(probe_threads("1", false), 0);
+  EXPECT_EQ(probe_threads("2", false), 2);
+  EXPECT_EQ(probe_threads("8", false), 4);
+  EXPECT_EQ(probe_threads("2", true), 0);
 }
 
 TEST(Placements, OnePlacementRecordsNone) {
