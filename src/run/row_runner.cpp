@@ -285,6 +285,7 @@ bool groups_rows(Stream& stream, const RunOptions& options) {
 void run_row_group(GraphData& data, Provider& provider, Stream& stream,
                    const std::vector<EngineInfo>& engines, const RunOptions& options,
                    const std::function<bool(std::size_t)>& starting,
+                   const std::function<void(std::size_t)>& running,
                    const std::function<void(std::size_t, RowResult)>& finished) {
   if (!groups_rows(stream, options)) {
     for (std::size_t i = 0; i < engines.size() && starting(i); ++i)
@@ -313,9 +314,18 @@ void run_row_group(GraphData& data, Provider& provider, Stream& stream,
       held += run.held_bytes();
       ++next;
     }
-    for (auto& run : group) run->measure();
-    for (auto& run : group) run->finish();
-    for (std::size_t i = 0; i < group.size(); ++i) finished(first + i, group[i]->tune());
+    for (std::size_t i = 0; i < group.size(); ++i) {
+      running(first + i);
+      group[i]->measure();
+    }
+    for (std::size_t i = 0; i < group.size(); ++i) {
+      running(first + i);
+      group[i]->finish();
+    }
+    for (std::size_t i = 0; i < group.size(); ++i) {
+      running(first + i);
+      finished(first + i, group[i]->tune());
+    }
   }
 }
 

@@ -31,10 +31,14 @@ bool groups_rows(Stream& stream, const RunOptions& options);
 // holds its rows' plans and buffers at once: at most 16 rows and a quarter of the free device
 // memory. Each row's own figure, warm-up and checks are as run_row's. `starting(i)` is asked
 // before engines[i]'s row starts, in order: false starts no more rows (those started still
-// finish). `finished(i, row)` gets each started row's result, in order.
+// finish). `running(i)` is told before each later step of a grouped row (its measurement, its
+// re-check, its oracle), so that whoever records the row in progress (the journal, from which an
+// isolated child's crash is charged to a row) names the one the device is running, not the
+// group's last started. `finished(i, row)` gets each started row's result, in order.
 void run_row_group(GraphData& data, Provider& provider, Stream& stream,
                    const std::vector<EngineInfo>& engines, const RunOptions& options,
                    const std::function<bool(std::size_t)>& starting,
+                   const std::function<void(std::size_t)>& running,
                    const std::function<void(std::size_t, RowResult)>& finished);
 
 // The fp32 math a row of this engine runs with ("strict" or "tf32"); nullopt when the graph has

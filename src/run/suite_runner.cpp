@@ -186,6 +186,7 @@ bool run_graph(GraphResult& result, const Graph& graph, std::vector<ProviderSlot
           ++started;
           return true;
         },
+        [&](std::size_t i) { observer.row_started(result, provider.name(), pending[i]); },
         [&](std::size_t i, RowResult row) {
           row.engine_label = wanted.label_of(pending[i]);
           // After every row, not only failed ones: the oracle after a passing row can lose it too.
