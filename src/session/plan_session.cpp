@@ -122,6 +122,7 @@ void PlanSession::set_measure_options(const MeasureOptions& options) {
   paced_ = std::make_unique<PacedSampler>(*sampler_, instance_.stream(), options.pacing_duty);
   pacing_on_ = options.regime == Regime::paced;
   batch_ = options.batch.value_or(0);
+  if (batch_ > 0) sampler_->fit_batch(batch_);  // --batch N: a rotation of at most N sets
   // A cold or isolated sample is one execution: a batch's later executions would find warm caches
   // or no idle gap, whatever --batch says.
   if (single_execution_samples()) batch_ = 1;
@@ -179,8 +180,10 @@ void PlanSession::warm_up_until_steady(std::int64_t min_executions) {
   // of the --warmup executions, since a first one loads modules; 10% over the target, since its
   // host time holds the launch and the synchronization (a batch of 2 chosen after the warm-up
   // would discard the steady samples).
-  if (batch_ == 0 && device_timed() && !single_execution_samples() && fastest_ms >= 1.1 * batch_target_ms_)
+  if (batch_ == 0 && device_timed() && !single_execution_samples() && fastest_ms >= 1.1 * batch_target_ms_) {
+    sampler_->fit_batch(batch_for(fastest_ms, kTargetBatchMs));
     batch_ = whole_rounds(1, sampler_->batch_multiple());
+  }
   // --warmup-max-ms caps the search's wall time, not only the time inside its samples: a cold
   // sample's flush, a latency sample's idle gap and the host's synchronization all count. No
   // sample starts that the last one (or, first, the --warmup executions) says would end past the
@@ -282,8 +285,9 @@ std::int64_t PlanSession::batch() {
   probe_timer_->stop();
   if (gate) gate->release();
   stream.synchronize();
-  batch_ = whole_rounds(batch_for(probe_timer_->elapsed_ms() / static_cast<double>(kProbe), batch_target_ms_),
-                        sampler_->batch_multiple());
+  const double single_ms = probe_timer_->elapsed_ms() / static_cast<double>(kProbe);
+  sampler_->fit_batch(batch_for(single_ms, std::max(batch_target_ms_, kTargetBatchMs)));
+  batch_ = whole_rounds(batch_for(single_ms, batch_target_ms_), sampler_->batch_multiple());
   return batch_;
 }
 

@@ -42,6 +42,11 @@ class Sampler {
   virtual std::int64_t batch_multiple() const { return 1; }
   // The sets of buffers the executions rotate through (--cache-mode rotating); 1: one set.
   virtual std::int64_t rotation_copies() const { return 1; }
+  // The executions a 10 ms batch holds (the batch probe's estimate), before the first sample: a
+  // rotation whose round would take longer is cut to that many sets, so that a long kernel with
+  // a small working set keeps ~10 ms samples (its time is then its arithmetic's, which the cache
+  // barely moves) instead of batches of a whole 256-set round.
+  virtual void fit_batch(std::int64_t /*executions*/) {}
 };
 
 // At most this many executions are queued behind a stream gate (a cuDNN execution is a few
@@ -100,6 +105,7 @@ class PacedSampler final : public Sampler {
   CacheMode cache_mode() const override { return inner_.cache_mode(); }
   std::int64_t batch_multiple() const override { return inner_.batch_multiple(); }
   std::int64_t rotation_copies() const override { return inner_.rotation_copies(); }
+  void fit_batch(std::int64_t executions) override { inner_.fit_batch(executions); }
   // Idles after `sample_ms` of work; returns the idle time.
   double idle_after(double sample_ms);
   double idle_total_ms() const { return idle_total_ms_; }

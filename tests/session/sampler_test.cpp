@@ -267,6 +267,27 @@ TEST(Sampler, RotatingExecutionsWriteEveryCopy) {
   EXPECT_FALSE(std::isnan(out[0]));
 }
 
+// A rotation whose round would outlast a 10 ms batch is cut to the batch's executions before the
+// copies are made (at the first sample); after that it stays.
+TEST(Sampler, RotationIsCutToTheExecutionsOfOneBatchBeforeItsCopiesAreMade) {
+  Fixture f(true);
+  MeasureOptions o;
+  o.cache_mode = CacheMode::rotating;
+  const auto s = make_sampler(*f.instance, o);
+  EXPECT_EQ(s->rotation_copies(), 5);
+  EXPECT_EQ(f.instance->rotation_copies(), 1);  // nothing copied before the first sample
+  s->fit_batch(8);                              // a round of 5 fits: unchanged
+  EXPECT_EQ(s->rotation_copies(), 5);
+  s->fit_batch(3);
+  EXPECT_EQ(s->rotation_copies(), 3);
+  EXPECT_EQ(s->batch_multiple(), 3);
+  EXPECT_NE(s->cache_flush().find("cut from 5 to the 3"), std::string::npos) << s->cache_flush();
+  s->take(3);
+  EXPECT_EQ(f.instance->rotation_copies(), 3);
+  s->fit_batch(1);  // the copies exist: no change
+  EXPECT_EQ(s->rotation_copies(), 3);
+}
+
 // auto, the default: a stream with a device timer rotates; a host provider stays hot (no flush).
 TEST(Sampler, AutoRotatesDeviceRowsAndKeepsHostRowsHot) {
   Fixture device(true);
