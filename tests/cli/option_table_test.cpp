@@ -192,7 +192,8 @@ TEST(OptionValues, ClearReasonsForBadValues) {
   EXPECT_EQ(reason("max_time_ms", "0"), "must be > 0, got 0");
   EXPECT_EQ(reason("warmup_max_ms", "nan"), "expected a number, got \"nan\"");
   EXPECT_EQ(reason("cache_mode", "COLD"), "");
-  EXPECT_EQ(reason("cache_mode", "warm"), "expected \"auto\", \"hot\", \"cold\" or \"rotating\", got \"warm\"");
+  EXPECT_EQ(reason("cache_mode", "warm"),
+            "expected \"auto\", \"hot\", \"cold\" or \"rotating\", got \"warm\"");
   EXPECT_NE(reason("max_memory", "16 apples").find("expected a byte count"), std::string::npos);
 }
 

@@ -120,7 +120,8 @@ TEST_F(CompareCommand, InvalidatingMismatchExitsTwoUnlessAllowed) {
   write_json(cold, doc);
   const auto r = run_cli({"compare", full_path(), cold.string()});
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
-  EXPECT_NE(r.out.find("cache mode (INVALIDATES the comparison): auto  ->  cold"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("cache mode (INVALIDATES the comparison): auto  ->  cold"), std::string::npos)
+      << r.out;
   EXPECT_NE(r.err.find("--allow-mismatch"), std::string::npos) << r.err;
   const auto allowed = run_cli({"compare", full_path(), cold.string(), "--allow-mismatch"});
   EXPECT_EQ(allowed.exit_code, 0) << allowed.out << allowed.err;
