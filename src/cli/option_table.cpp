@@ -704,13 +704,21 @@ std::string quoted_choices(const RunOptionSpec& spec) {
   return out;
 }
 
-std::string range_text(const RunOptionSpec& spec) {
-  const bool has_min = std::isfinite(spec.min), has_max = std::isfinite(spec.max);
+// A maximum worth naming: an integer option's int limit is only the type's.
+bool names_max(const RunOptionSpec& spec) {
   const bool integral = spec.kind == K::integer || spec.kind == K::bytes;
-  if (has_min && has_max && !(integral && spec.max >= std::numeric_limits<int>::max()))
-    return fmt::format("in [{}, {}]", spec.min, spec.max);
-  if (has_min) return fmt::format("{} {}", spec.min_exclusive ? ">" : "≥", spec.min);
-  return "";
+  return std::isfinite(spec.max) && !(integral && spec.max >= std::numeric_limits<int>::max());
+}
+
+// "in [a, b]", "in (a, b]" (an exclusive minimum), "≥ a" or "> a" (`ge` spells ≥).
+std::string interval_text(const RunOptionSpec& spec, std::string_view ge) {
+  if (!std::isfinite(spec.min)) return "";
+  if (names_max(spec)) return fmt::format("in {}{}, {}]", spec.min_exclusive ? "(" : "[", spec.min, spec.max);
+  return fmt::format("{} {}", spec.min_exclusive ? std::string_view(">") : ge, spec.min);
+}
+
+std::string range_text(const RunOptionSpec& spec) {
+  return interval_text(spec, "≥");
 }
 
 std::string recipe_type(const RunOptionSpec& spec) {
@@ -772,12 +780,8 @@ const RunOptionSpec* find_run_option_by_key(std::string_view key) {
 }
 
 void check_option_range(const RunOptionSpec& spec, double value, const std::string& shown_value) {
-  const bool has_max = std::isfinite(spec.max);
   if (value < spec.min || (spec.min_exclusive && value == spec.min) || value > spec.max)
-    throw OptionValueError{
-        has_max && std::isfinite(spec.min)
-            ? fmt::format("must be in [{}, {}], got {}", spec.min, spec.max, shown_value)
-            : fmt::format("must be {} {}, got {}", spec.min_exclusive ? ">" : ">=", spec.min, shown_value)};
+    throw OptionValueError{fmt::format("must be {}, got {}", interval_text(spec, ">="), shown_value)};
 }
 
 std::string canonical_choice(const RunOptionSpec& spec, const std::string& text) {

@@ -190,6 +190,8 @@ TEST(OptionValues, ClearReasonsForBadValues) {
   EXPECT_EQ(reason("seed", "18446744073709551615"), "");
   EXPECT_EQ(reason("target_ci", "2"), "must be in [1e-06, 1], got 2");
   EXPECT_EQ(reason("max_time_ms", "0"), "must be > 0, got 0");
+  // An integer option bounded only by its type names no maximum.
+  EXPECT_EQ(reason("oracle_max_plans", "0"), "must be >= 1, got 0");
   EXPECT_EQ(reason("warmup_max_ms", "nan"), "expected a number, got \"nan\"");
   EXPECT_EQ(reason("cache_mode", "COLD"), "");
   EXPECT_EQ(reason("cache_mode", "warm"),
