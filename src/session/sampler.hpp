@@ -77,6 +77,7 @@ std::unique_ptr<Sampler> make_idle_gap_sampler(std::unique_ptr<Sampler> inner, S
 inline constexpr std::int64_t kMaxRotationCopies = 256;
 struct RotationPlan {
   std::int64_t copies = 1;
+  std::int64_t working_set_bytes = 0, cache_bytes = 0;
   std::string description;
 };
 RotationPlan plan_rotation(std::int64_t working_set_bytes, std::int64_t cache_bytes,

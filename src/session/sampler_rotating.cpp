@@ -16,6 +16,21 @@
 namespace dnnbench {
 namespace {
 
+double mib(std::int64_t bytes) {
+  return static_cast<double>(bytes) / (1 << 20);
+}
+
+// What the rotation does, for timing.cache_flush; `cut` says why it holds fewer sets than its plan.
+std::string rotation_description(const RotationPlan& plan, const std::string& cut = "") {
+  const auto rotated = plan.copies * plan.working_set_bytes;
+  return fmt::format("rotating over {} {} of the bound tensors, {:.1f} MiB against a {:.1f} MiB cache{}",
+                     plan.copies, plan.copies == 1 ? "set" : "sets", mib(rotated), mib(plan.cache_bytes),
+                     !cut.empty()                     ? cut
+                     : plan.copies == 1               ? " (the working set alone is twice the cache)"
+                     : rotated < 2 * plan.cache_bytes ? " (capped: the cache still holds part of it)"
+                                                      : "");
+}
+
 class RotatingSampler final : public Sampler {
  public:
   // The copies are made at the first sample, once fit_batch has had its say: a session is set up
@@ -26,9 +41,10 @@ class RotatingSampler final : public Sampler {
     if (made_ || executions >= plan_.copies) return;
     const auto wanted = plan_.copies;
     plan_.copies = std::max<std::int64_t>(1, executions);
-    plan_.description +=
+    plan_.description = rotation_description(
+        plan_,
         fmt::format(" (cut from {} to the {} a 10 ms batch holds: a round of all would outlast the batch)",
-                    wanted, plan_.copies);
+                    wanted, plan_.copies));
   }
   Sample take(std::int64_t executions) override {
     if (!made_) {
@@ -65,10 +81,6 @@ class RotatingSampler final : public Sampler {
   bool made_ = false;
 };
 
-double mib(std::int64_t bytes) {
-  return static_cast<double>(bytes) / (1 << 20);
-}
-
 }  // namespace
 
 RotationPlan plan_rotation(std::int64_t working_set_bytes, std::int64_t cache_bytes,
@@ -84,13 +96,9 @@ RotationPlan plan_rotation(std::int64_t working_set_bytes, std::int64_t cache_by
   // The copies may take at most half of the free device memory.
   if (device_free_bytes && *device_free_bytes > 0)
     plan.copies = std::clamp<std::int64_t>(*device_free_bytes / 2 / working_set_bytes + 1, 1, plan.copies);
-  const auto rotated = plan.copies * working_set_bytes;
-  plan.description =
-      fmt::format("rotating over {} {} of the bound tensors, {:.1f} MiB against a {:.1f} MiB cache{}",
-                  plan.copies, plan.copies == 1 ? "set" : "sets", mib(rotated), mib(cache_bytes),
-                  plan.copies == 1            ? " (the working set alone is twice the cache)"
-                  : rotated < 2 * cache_bytes ? " (capped: the cache still holds part of it)"
-                                              : "");
+  plan.working_set_bytes = working_set_bytes;
+  plan.cache_bytes = cache_bytes;
+  plan.description = rotation_description(plan);
   return plan;
 }
 
