@@ -47,8 +47,7 @@ void SteadyStateDetector::add(double sample_ms, const WarmupSensors& sensors, do
 
 bool SteadyStateDetector::power_settled() const {
   if (powers_.empty()) return true;  // no power readings: nothing to wait for
-  // Too short a span yet, unless the device held the cap before this row began.
-  if (!power_settled_before_ && powers_.front().at_ms > elapsed_ms_ - limits_.power_span_ms) return false;
+  if (powers_.front().at_ms > elapsed_ms_ - limits_.power_span_ms) return false;  // too short a span yet
   const auto [lo, hi] = std::minmax_element(powers_.begin(), powers_.end(),
                                             [](const auto& a, const auto& b) { return a.watts < b.watts; });
   const bool held = lo->watts > 0 && (hi->watts - lo->watts) / lo->watts <= limits_.power_tolerance;

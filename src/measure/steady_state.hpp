@@ -53,10 +53,6 @@ class SteadyStateDetector {
     add(sample_ms, WarmupSensors{.sm_mhz = sm_mhz}, elapsed_ms);
   }
   void add(double sample_ms, double sm_mhz) { add(sample_ms, sm_mhz, sample_ms); }
-  // The device was held at its cap with its power settled up to this warm-up (the row before it
-  // ran there without a gap): a capped row then needs its power at the limit, not a new
-  // power_span_ms of readings holding it (300 ms a row at the cap).
-  void assume_power_settled() { power_settled_before_ = true; }
   bool steady() const { return steady_; }
   bool finished() const { return steady_ || elapsed_ms_ >= max_ms(); }
   // The time cap now: max_ms, or max_ms * capped_max_factor while the latest window said capped.
@@ -82,7 +78,6 @@ class SteadyStateDetector {
   std::int64_t samples_ = 0;
   double elapsed_ms_ = 0;
   bool steady_ = false;
-  bool power_settled_before_ = false;
 };
 
 // (max - min) / min of the last `count` values (infinity when fewer).

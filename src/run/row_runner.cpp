@@ -8,7 +8,6 @@
 
 #include "env/gpu_clocks.hpp"
 #include "measure/host_timer.hpp"
-#include "run/interleaved_rounds.hpp"
 #include "run/repeat.hpp"
 #include "session/plan_session.hpp"
 #include "tensor/npy.hpp"
@@ -121,11 +120,10 @@ class RowRun {
     });
   }
 
-  // Warm-up until steady. `device_settled`: the row before it in a group left the device settled
-  // at its power cap (PlanSession::warm_up_until_steady).
-  void warm_up(bool device_settled) {
+  void measure() {
     step([&] {
       auto& session = *session_;
+      const auto& graph = data_.graph();
       stage_ = "warm-up";
       if (options_.profile_child_plan) {
         // A profiled child (--profile): exactly the timed executions inside the capture range, so a
@@ -135,63 +133,24 @@ class RowRun {
                                                row_.plan_name.value_or("?"), *options_.profile_child_plan));
         session.warm_up(std::max<std::int64_t>(1, options_.warmup));
       } else {
-        session.warm_up_until_steady(options_.warmup, device_settled);
+        session.warm_up_until_steady(options_.warmup);
       }
       lap("warm-up");
-    });
-  }
-  // Whether the warm-up found the device at its power cap: a group measures such rows in
-  // interleaved rounds (run/interleaved_rounds.hpp) when its --capped-min-ms applies.
-  bool measures_at_cap() const {
-    return !failed_ && session_ && session_->warmup_capped() && !options_.iters &&
-           options_.measure.capped_min_ms > 0;
-  }
-  // Whether the warm-up left the device settled at its power cap, for the next row's warm-up.
-  bool left_device_settled() const { return !failed_ && session_ && session_->warmup_settled_at_cap(); }
-
-  // The measurement, begun, taken a chunk at a time and ended (PlanSession::begin_measure): `sharing`
-  // rows at the cap interleave their chunks and share --capped-min-ms (make_stopping_rule).
-  void begin_measure(std::int64_t sharing) {
-    step([&] {
-      auto& session = *session_;
       stage_ = "measure";
-      rule_ = make_stopping_rule(options_, session, sharing);
+      auto rule = make_stopping_rule(options_, session);
       if (options_.profile_child_plan)
         stream_.profiler_start(
-            fmt::format("{}/{}/{}/{}", data_.graph().name, row_.provider, engine_.id, *row_.plan_name));
-      session.begin_measure(*rule_, options_.save_samples);
+            fmt::format("{}/{}/{}/{}", graph.name, row_.provider, engine_.id, *row_.plan_name));
+      measurement_ = session.measure(*rule, options_.save_samples);
+      if (options_.profile_child_plan) stream_.profiler_stop();
       lap("measure");
       // The warm-up's steady samples are the measurement's first samples: their time is measuring.
       row_.stage_ms["warm-up"] -= session.reused_warmup_ms();
       row_.stage_ms["measure"] += session.reused_warmup_ms();
-    });
-  }
-  // True once the measurement is done (or the row failed).
-  bool measure_chunk(bool others_between) {
-    bool done = true;
-    step([&] {
-      done = session_->measure_chunk(others_between);
-      lap("measure");
-    });
-    return done || failed_;
-  }
-  void end_measure() {
-    step([&] {
-      auto& session = *session_;
-      measurement_ = session.end_measure();
-      if (options_.profile_child_plan) stream_.profiler_stop();
-      lap("measure");
       stage_ = "kernel activity";
       session.record_kernels(*measurement_);
       lap("kernel activity");
     });
-  }
-  void measure(bool device_settled = false) {
-    warm_up(device_settled);
-    begin_measure(1);
-    while (!measure_chunk(false)) {
-    }
-    end_measure();
   }
 
   void finish() {
@@ -297,7 +256,6 @@ class RowRun {
   std::optional<PlanSpec> heuristic_;
   std::optional<PlanSession> session_;
   std::optional<Measurement> measurement_;
-  std::unique_ptr<StoppingRule> rule_;  // of the measurement in progress
   const char* stage_ = "heuristic";
   bool failed_ = false;
   HostTimer stage_timer_;
@@ -356,33 +314,9 @@ void run_row_group(GraphData& data, Provider& provider, Stream& stream,
       held += run.held_bytes();
       ++next;
     }
-    // Warm-ups back to back, each row measured after its own unless it is at the power cap: those
-    // are measured together after, their chunks interleaved.
-    bool settled = false;
-    std::vector<std::size_t> at_cap;
     for (std::size_t i = 0; i < group.size(); ++i) {
       running(first + i);
-      auto& run = *group[i];
-      run.warm_up(settled);
-      settled = run.left_device_settled();
-      if (run.measures_at_cap()) {
-        at_cap.push_back(i);
-        continue;
-      }
-      run.begin_measure(1);
-      while (!run.measure_chunk(false)) {
-      }
-      run.end_measure();
-    }
-    const auto sharing = static_cast<std::int64_t>(at_cap.size());
-    for (const auto i : at_cap) group[i]->begin_measure(sharing);
-    interleave_chunks(at_cap.size(), [&](std::size_t k) {
-      running(first + at_cap[k]);
-      return group[at_cap[k]]->measure_chunk(sharing > 1);
-    });
-    for (const auto i : at_cap) {
-      running(first + i);
-      group[i]->end_measure();
+      group[i]->measure();
     }
     for (std::size_t i = 0; i < group.size(); ++i) {
       running(first + i);

@@ -97,13 +97,11 @@ std::unique_ptr<StoppingRule> make_stopping_rule(const RunOptions& options) {
   return std::make_unique<AdaptiveMedianRule>(options.adaptive);
 }
 
-std::unique_ptr<StoppingRule> make_stopping_rule(const RunOptions& options, const PlanSession& session,
-                                                 std::int64_t sharing) {
+std::unique_ptr<StoppingRule> make_stopping_rule(const RunOptions& options, const PlanSession& session) {
   if (options.iters || !session.warmup_capped()) return make_stopping_rule(options);
   auto limits = options.adaptive;
-  const double capped_ms =
-      options.measure.capped_min_ms / static_cast<double>(std::max<std::int64_t>(1, sharing));
-  limits.min_time_ms = std::max(limits.min_time_ms, std::min(capped_ms, limits.max_time_ms));
+  limits.min_time_ms =
+      std::max(limits.min_time_ms, std::min(options.measure.capped_min_ms, limits.max_time_ms));
   return std::make_unique<AdaptiveMedianRule>(limits);
 }
 
@@ -173,7 +171,7 @@ double PlanSession::warm_up(std::int64_t executions) {
   return fastest_ms;
 }
 
-void PlanSession::warm_up_until_steady(std::int64_t min_executions, bool device_settled) {
+void PlanSession::warm_up_until_steady(std::int64_t min_executions) {
   HostTimer timer;
   const double fastest_ms = warm_up(min_executions);
   warmup_executions_ = min_executions;
@@ -193,14 +191,7 @@ void PlanSession::warm_up_until_steady(std::int64_t min_executions, bool device_
   double next_sample_ms = min_executions > 0 ? timer.elapsed_ms() / static_cast<double>(min_executions) : 0.0;
   HostTimer search;
   auto sampler = started_clock_sampler(clock_source_);
-  // The device's power state is the device's, not the row's: one the previous row left settled
-  // at the cap need not show a fresh span of readings holding there.
-  auto fresh_detector = [&] {
-    SteadyStateDetector d(measure_options_.steady);
-    if (device_settled && measure_options_.regime == Regime::sustained) d.assume_power_settled();
-    return d;
-  };
-  auto detector = fresh_detector();
+  SteadyStateDetector detector(measure_options_.steady);
   auto n = batch();
   next_sample_ms *= static_cast<double>(n);
   std::vector<Sample> recent;
@@ -217,7 +208,7 @@ void PlanSession::warm_up_until_steady(std::int64_t min_executions, bool device_
       next_sample_ms *= static_cast<double>(longer) / static_cast<double>(n);
       n = longer;
       recent.clear();
-      detector = fresh_detector();
+      detector = SteadyStateDetector(measure_options_.steady);
       search.restart();
       continue;
     }
@@ -374,53 +365,40 @@ void PlanSession::record_kernels(Measurement& m) {
 }
 
 Measurement PlanSession::measure(StoppingRule& rule, bool keep_samples) {
-  begin_measure(rule, keep_samples);
-  while (!measure_chunk()) {
-  }
-  return end_measure();
-}
-
-void PlanSession::add_sample(const Sample& s) {
-  auto& o = *ongoing_;
-  o.host_samples.push_back(s.host_ms);
-  if (device_timed()) o.kernel_samples.push_back(s.kernel_ms);
-  // The rule judges the primary figure (kernel time where there is one); its caps count the
-  // sample's whole elapsed time, batch included.
-  const double primary = device_timed() ? s.kernel_ms : s.host_ms;
-  const double elapsed = s.host_ms * static_cast<double>(o.batch);
-  o.rule->add(primary, elapsed);
-  o.timed_ms += primary * static_cast<double>(o.batch);
-  o.chunks.back().push_back(primary);
-  o.chunk_elapsed_ms += elapsed;
-}
-
-bool PlanSession::chunk_done() const {
-  const auto& o = *ongoing_;
-  const auto taken = static_cast<std::int64_t>(o.chunks.back().size());
-  // A row at its time cap (a kernel of a second) keeps to it: one sample a placement then.
-  if (o.rule->finished() && o.rule->stop_reason() == "time-cap") return taken >= 1;
-  return taken >= std::max<std::int64_t>(1, o.chunk_samples) && o.chunk_elapsed_ms >= o.chunk_ms;
-}
-
-void PlanSession::begin_measure(StoppingRule& rule, bool keep_samples) {
-  auto& o = ongoing_.emplace();
-  o.rule = &rule;
-  o.keep_samples = keep_samples;
-  o.batch = batch();
+  const auto n = batch();
+  std::vector<double> host_samples, kernel_samples;
+  auto sampler = started_clock_sampler(clock_source_);
   // A multi-threaded host row: the machine's fork-join time around its samples.
-  o.sync_threads = host_sync_threads();
-  if (o.sync_threads >= 2) o.sync_before = thread_sync_us(o.sync_threads);
-  o.idle_before_ms = paced_->idle_total_ms();
-  o.chunks.emplace_back();
+  const auto sync_threads = host_sync_threads();
+  const bool probe_sync = sync_threads >= 2;
+  const auto sync_before = probe_sync ? thread_sync_us(sync_threads) : std::optional<double>();
+  HostTimer wall;
+  const double idle_before = paced_->idle_total_ms();
+  double timed_ms = 0;
+  // The samples of each placement's chunk (primary figure); the first chunk is the plain one.
+  std::vector<std::vector<double>> chunks(1);
+  double chunk_elapsed_ms = 0;
+  auto add = [&](const Sample& s) {
+    host_samples.push_back(s.host_ms);
+    if (device_timed()) kernel_samples.push_back(s.kernel_ms);
+    // The rule judges the primary figure (kernel time where there is one); its caps count the
+    // sample's whole elapsed time, batch included.
+    const double primary = device_timed() ? s.kernel_ms : s.host_ms;
+    rule.add(primary, s.host_ms * static_cast<double>(n));
+    timed_ms += primary * static_cast<double>(n);
+    chunks.back().push_back(primary);
+    chunk_elapsed_ms += s.host_ms * static_cast<double>(n);
+  };
+  std::vector<ClockReading> readings;
   // Every steady warm-up sample joins the statistics (they were timed in the steady state and are
   // paid for), unless the rule promises an exact count (--iters).
   reused_warmup_ms_ = 0;
   for (const auto& s : steady_samples_) {
     if (rule.finished() && rule.exact_count()) break;
-    add_sample(s);
-    reused_warmup_ms_ += s.host_ms * static_cast<double>(o.batch);
+    add(s);
+    reused_warmup_ms_ += s.host_ms * static_cast<double>(n);
   }
-  if (!steady_samples_.empty()) o.readings = steady_readings_;
+  if (!steady_samples_.empty()) readings = steady_readings_;
   steady_samples_.clear();  // used once: a second measure() takes fresh samples
   steady_readings_.clear();
   // Each placement's chunk takes its share of the rule's minimums; after the last placement the
@@ -428,76 +406,46 @@ void PlanSession::begin_measure(StoppingRule& rule, bool keep_samples) {
   // samples can fill the 2000-sample cap by themselves) still gives every placement its share:
   // otherwise such a row is one placement, and a re-run that lands its buffers elsewhere differs
   // by more than its recorded spread.
-  o.placements = std::max<std::int64_t>(1, measure_options_.placements);
-  if (graph_tensor_bytes(instance_.data().graph()).storage() > kMaxPlacedBytes) o.placements = 1;
-  o.chunk_samples = (rule.min_samples() + o.placements - 1) / o.placements;
-  o.chunk_ms = rule.min_elapsed_ms() / static_cast<double>(o.placements);
-}
-
-bool PlanSession::measure_chunk(bool others_between) {
-  auto& o = *ongoing_;
-  auto& rule = *o.rule;
-  HostTimer wall;
-  if (!o.clocks) o.clocks = started_clock_sampler(clock_source_);
-  std::int64_t taken = 0;
-  double taken_ms = 0;
-  bool finished = false;
+  auto placements = std::max<std::int64_t>(1, measure_options_.placements);
+  if (graph_tensor_bytes(instance_.data().graph()).storage() > kMaxPlacedBytes) placements = 1;
+  const auto chunk_samples = (rule.min_samples() + placements - 1) / placements;
+  const double chunk_ms = rule.min_elapsed_ms() / static_cast<double>(placements);
+  auto chunk_done = [&] {
+    const auto taken = static_cast<std::int64_t>(chunks.back().size());
+    // A row at its time cap (a kernel of a second) keeps to it: one sample a placement then.
+    if (rule.finished() && rule.stop_reason() == "time-cap") return taken >= 1;
+    return taken >= std::max<std::int64_t>(1, chunk_samples) && chunk_elapsed_ms >= chunk_ms;
+  };
   for (;;) {
-    const bool more_placements = static_cast<std::int64_t>(o.chunks.size()) < o.placements;
-    if (rule.finished() && (rule.exact_count() || (!more_placements && chunk_done()))) {
-      finished = true;
-      break;
+    const bool more_placements = static_cast<std::int64_t>(chunks.size()) < placements;
+    if (rule.finished() && (rule.exact_count() || (!more_placements && chunk_done()))) break;
+    if (more_placements && chunk_done()) {
+      if (move_to_placement(chunks.size())) {
+        chunks.emplace_back();
+        chunk_elapsed_ms = 0;
+      } else {
+        placements = static_cast<std::int64_t>(chunks.size());  // no memory for another: stay
+        continue;
+      }
     }
-    if (chunk_done()) {
-      if (more_placements) break;  // the move comes after the clock readings stop
-      // Past the last placement: as long again as a chunk, then the next session's turn.
-      if (taken >= std::max<std::int64_t>(1, o.chunk_samples) && taken_ms >= o.chunk_ms) break;
-    }
-    const auto s = current().take(o.batch);
-    add_sample(s);
-    ++taken;
-    taken_ms += s.host_ms * static_cast<double>(o.batch);
+    add(current().take(n));
   }
-  if (others_between && o.clocks) {
-    const auto readings = o.clocks->stop();
-    o.readings.insert(o.readings.end(), readings.begin(), readings.end());
-    o.clocks.reset();
-  }
-  if (!finished && static_cast<std::int64_t>(o.chunks.size()) < o.placements && chunk_done()) {
-    if (move_to_placement(o.chunks.size())) {
-      o.chunks.emplace_back();
-      o.chunk_elapsed_ms = 0;
-    } else {
-      o.placements = static_cast<std::int64_t>(o.chunks.size());  // no memory for another: stay
-    }
-  }
-  o.wall_ms += wall.elapsed_ms();
-  return finished;
-}
-
-Measurement PlanSession::end_measure() {
-  auto o = std::move(*ongoing_);
-  ongoing_.reset();
-  auto& rule = *o.rule;
-  const auto n = o.batch;
-  auto placements = o.placements;
-  auto& chunks = o.chunks;
   Measurement m;
-  m.timing.wall_ms = o.wall_ms;
-  if (o.sync_before)
-    if (const auto sync_after = thread_sync_us(o.sync_threads))
-      m.timing.host_sync = TimingInfo::HostSync{o.sync_threads, *o.sync_before, *sync_after};
-  if (o.clocks) {
-    const auto taken = o.clocks->stop();
-    o.readings.insert(o.readings.end(), taken.begin(), taken.end());
+  m.timing.wall_ms = wall.elapsed_ms();
+  if (sync_before)
+    if (const auto sync_after = thread_sync_us(sync_threads))
+      m.timing.host_sync = TimingInfo::HostSync{sync_threads, *sync_before, *sync_after};
+  if (sampler) {
+    const auto taken = sampler->stop();
+    readings.insert(readings.end(), taken.begin(), taken.end());
+    m.timing.clocks = summarize_clocks(readings, measure_options_.clock_tolerance);
   }
-  if (clock_source_) m.timing.clocks = summarize_clocks(o.readings, measure_options_.clock_tolerance);
   m.timing.regime = std::string(regime_name(measure_options_.regime));
   m.timing.pacing = pacing_text();
-  m.timing.pacing_idle_ms = paced_->idle_total_ms() - o.idle_before_ms;
-  m.host = summarize(o.host_samples);
+  m.timing.pacing_idle_ms = paced_->idle_total_ms() - idle_before;
+  m.host = summarize(host_samples);
   m.has_kernel = device_timed();
-  if (m.has_kernel) m.kernel = summarize(o.kernel_samples);
+  if (m.has_kernel) m.kernel = summarize(kernel_samples);
   if (placements > 1) {
     TimingInfo::Placements p;
     for (const auto& c : chunks)
@@ -532,8 +480,8 @@ Measurement PlanSession::end_measure() {
   m.timing.warmup_ms = warmup_ms_;
   m.timing.warmup_steady = warmup_steady_;
   m.timing.elapsed_ms = rule.elapsed_ms();
-  m.timing.timed_ms = o.timed_ms;
-  if (o.keep_samples) m.timing.samples_ms = rule.samples();
+  m.timing.timed_ms = timed_ms;
+  if (keep_samples) m.timing.samples_ms = rule.samples();
   return m;
 }
 

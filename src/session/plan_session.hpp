@@ -73,26 +73,11 @@ class PlanSession {
   double warm_up(std::int64_t executions);
   // At least `min_executions`, then samples until the timings (and the SM clock, when sampled)
   // are steady or --warmup-max-ms is spent; records what it did for measure()'s TimingInfo.
-  // `device_settled`: the device ran at its power cap, its power settled, up to this warm-up (the
-  // row before it in a group ended its warm-up there): a row found at the cap then waits only for
-  // its power to be at the limit, not for a fresh span of readings to show it holding there.
-  void warm_up_until_steady(std::int64_t min_executions, bool device_settled = false);
-  // Whether the last warm-up ended steady at the power cap, its power settled: the device is left
-  // in the state the next row's warm-up may take as settled.
-  bool warmup_settled_at_cap() const { return warmup_capped_ && warmup_steady_; }
+  void warm_up_until_steady(std::int64_t min_executions);
   // Samples until the rule finishes, over the placements the options ask for (each chunk on
   // fresh buffers); device providers time batches of back-to-back executions (hot throughput)
   // or single executions (cold, latency, --batch 1).
   Measurement measure(StoppingRule& rule, bool keep_samples);
-  // The same a chunk at a time, so that the chunks of several sessions can be interleaved on one
-  // device (run/interleaved_rounds.hpp): begin_measure, then measure_chunk until it returns true,
-  // then end_measure. A chunk is a placement's share of the rule's minimums (after the last
-  // placement, as long again); `others_between`: other sessions sample before this one's next
-  // chunk, so the clock readings stop with the chunk and cover this session's samples only.
-  // `rule` must outlive end_measure().
-  void begin_measure(StoppingRule& rule, bool keep_samples);
-  bool measure_chunk(bool others_between = false);
-  Measurement end_measure();
   // One more batch with the device's kernel activity recorded (CUPTI): fills m.kernels and
   // m.kernel_sum. A no-op without a recorder or with --no-kernel-activity.
   void record_kernels(Measurement& m);
@@ -154,34 +139,11 @@ class PlanSession {
   // warm-up's still records the clocks they ran at.
   std::vector<ClockReading> steady_readings_;
   bool pacing_on_ = false;
-  // A measurement in progress (begin_measure .. end_measure).
-  struct Ongoing {
-    StoppingRule* rule = nullptr;
-    bool keep_samples = false;
-    std::int64_t batch = 1;
-    std::vector<double> host_samples, kernel_samples;
-    std::vector<ClockReading> readings;
-    std::unique_ptr<ClockSampler> clocks;  // running between chunks unless others sample there
-    std::int64_t sync_threads = 0;
-    std::optional<double> sync_before;
-    double wall_ms = 0, idle_before_ms = 0, timed_ms = 0;
-    // The samples of each placement's chunk (primary figure); the first chunk is the plain one.
-    std::vector<std::vector<double>> chunks;
-    double chunk_elapsed_ms = 0;
-    std::int64_t placements = 1, chunk_samples = 1;
-    double chunk_ms = 0;
-  };
-  std::optional<Ongoing> ongoing_;
-  void add_sample(const Sample& s);
-  bool chunk_done() const;
 };
 
 std::unique_ptr<StoppingRule> make_stopping_rule(const RunOptions& options);
 // The rule for a measurement after `session`'s warm-up: one found at the power cap measures at
-// least --capped-min-ms (MeasureOptions::capped_min_ms), within --max-time-ms. `sharing` rows at
-// the cap whose chunks are interleaved (run/interleaved_rounds.hpp) share that span: each then
-// measures at least its share, never under --min-time-ms; their rounds still last the span.
-std::unique_ptr<StoppingRule> make_stopping_rule(const RunOptions& options, const PlanSession& session,
-                                                 std::int64_t sharing = 1);
+// least --capped-min-ms (MeasureOptions::capped_min_ms), within --max-time-ms.
+std::unique_ptr<StoppingRule> make_stopping_rule(const RunOptions& options, const PlanSession& session);
 
 }  // namespace dnnbench

@@ -101,28 +101,6 @@ TEST(SteadyState, ACappedRowWaitsForItsAverageToReachTheLimit) {
   EXPECT_LT(warm_up_ms(std::numeric_limits<double>::quiet_NaN()), 600);
 }
 
-// In a group the device is left at the cap by the row before: a row that finds it there, its
-// power at the limit, is steady after its three windows, without a fresh 300 ms span of readings;
-// one whose power is not at the limit still waits for it.
-TEST(SteadyState, ADeviceSettledBeforeTheRowNeedsNoFreshPowerSpan) {
-  const auto warm_up_ms = [](double power_w) {
-    SteadyStateLimits limits;
-    limits.max_ms = 1e9;
-    SteadyStateDetector d(limits);
-    d.assume_power_settled();
-    double at_ms = 0;
-    while (!d.finished() && at_ms < 5000) {
-      const double power = at_ms < 400 ? power_w : 690.0;
-      d.add(1.0, WarmupSensors{.sm_mhz = 1500, .power_w = power, .power_limit_w = 700, .capped = true}, 2.0);
-      at_ms += 2.0;
-    }
-    EXPECT_TRUE(d.steady());
-    return at_ms;
-  };
-  EXPECT_EQ(warm_up_ms(692), 3 * 5 * 2.0);
-  EXPECT_GE(warm_up_ms(580), 400);  // under the limit: waits until it is reached
-}
-
 TEST(SteadyState, AnUncappedRowDoesNotWaitForItsPower) {
   SteadyStateDetector d({});
   int n = 0;

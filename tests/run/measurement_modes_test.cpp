@@ -14,7 +14,6 @@
 #include "measure/clock_sampler.hpp"
 #include "measure/stopping_rule.hpp"
 #include "providers/registry.hpp"
-#include "run/interleaved_rounds.hpp"
 #include "run/row_runner.hpp"
 #include "session/graph_data.hpp"
 #include "session/plan_session.hpp"
@@ -360,89 +359,6 @@ TEST(MeasurementModes, SustainedRowsSampleShortBatchesUntilTheDeviceIsCapped) {
   }
   ASSERT_GE(cool_batch, 1);
   EXPECT_GE(capped_batch, std::min<std::int64_t>(1000, cool_batch * 3)) << cool_batch << " below the cap";
-}
-
-// A row that finds the device already settled at its cap (the row before it left it there, no
-// gap between) is steady without a fresh span of power readings; a row that does not know waits
-// for the span (here longer than the warm-up may take).
-TEST(MeasurementModes, ARowAfterOneSettledAtTheCapNeedsNoFreshPowerSpan) {
-  SteadySensors held(1, 1);
-  const auto steady_after_warm_up = [&](bool device_settled) {
-    TimedReluSession relu;
-    MeasureOptions measure;
-    measure.batch = 1;
-    measure.steady.max_ms = 250;
-    measure.steady.tolerance = 1;           // times agree at once: only the power decides
-    measure.steady.power_span_ms = 100000;  // a fresh span never completes
-    relu.session.set_measure_options(measure);
-    relu.session.set_clock_source(&held);
-    relu.session.warm_up_until_steady(1, device_settled);
-    EXPECT_TRUE(relu.session.warmup_capped());
-    return relu.session.warmup_settled_at_cap();
-  };
-  EXPECT_FALSE(steady_after_warm_up(false));
-  EXPECT_TRUE(steady_after_warm_up(true));
-}
-
-// Rows at the cap in one group share --capped-min-ms: each measures its share, a chunk (one
-// placement) at a time, the rows' chunks taken in turns; each still ends with all its placements,
-// its clocks recorded from its own chunks.
-TEST(MeasurementModes, RowsAtTheCapShareTheCappedSpanInInterleavedChunks) {
-  SteadySensors held(1, 1);
-  RunOptions options;
-  options.measure.batch = 1;
-  options.measure.steady.max_ms = 100;
-  options.measure.steady.tolerance = 1;
-  options.measure.capped_min_ms = 90;
-  options.measure.placements = 3;
-  options.adaptive.min_iters = 3;
-  options.adaptive.min_time_ms = 1;
-  options.adaptive.target_ci_rel = 1;  // converged at its minimums
-  std::vector<std::unique_ptr<TimedReluSession>> rows;
-  std::vector<std::unique_ptr<StoppingRule>> rules;
-  for (int i = 0; i < 2; ++i) {
-    auto& row = *rows.emplace_back(std::make_unique<TimedReluSession>());
-    row.session.set_measure_options(options.measure);
-    row.session.set_clock_source(&held);
-    row.session.warm_up_until_steady(1);
-    ASSERT_TRUE(row.session.warmup_capped());
-    auto& rule = *rules.emplace_back(make_stopping_rule(options, row.session, 2));
-    const auto* adaptive = dynamic_cast<const AdaptiveMedianRule*>(&rule);
-    ASSERT_NE(adaptive, nullptr);
-    EXPECT_DOUBLE_EQ(adaptive->limits().min_time_ms, 45);  // half of 90 each
-    row.session.begin_measure(rule, false);
-  }
-  // Alone, a row at the cap measures the whole span.
-  const auto alone = make_stopping_rule(options, rows[0]->session);
-  EXPECT_DOUBLE_EQ(dynamic_cast<const AdaptiveMedianRule&>(*alone).limits().min_time_ms, 90);
-  std::string order;
-  interleave_chunks(2, [&](std::size_t i) {
-    order += std::to_string(i);
-    return rows[i]->session.measure_chunk(true);
-  });
-  // Turns: 0 1 0 1 ..., each row's chunks a turn apart, until each finished.
-  ASSERT_GE(order.size(), 6u) << order;
-  EXPECT_EQ(order.substr(0, 6), "010101") << order;
-  for (int i = 0; i < 2; ++i) {
-    const auto m = rows[i]->session.end_measure();
-    ASSERT_TRUE(m.timing.placements);
-    EXPECT_EQ(m.timing.placements->chunks, 3);
-    EXPECT_GE(m.timing.elapsed_ms, 45);
-    EXPECT_TRUE(m.timing.converged);
-    ASSERT_TRUE(m.timing.clocks);
-    EXPECT_GE(m.timing.clocks->readings, 2);
-  }
-}
-
-TEST(InterleavedRounds, EachUnfinishedParticipantTakesAChunkInTurn) {
-  std::vector<int> chunks_left{1, 3, 2};
-  std::string order;
-  interleave_chunks(3, [&](std::size_t i) {
-    order += std::to_string(i);
-    return --chunks_left[i] == 0;
-  });
-  EXPECT_EQ(order, "012121");
-  interleave_chunks(0, [](std::size_t) -> bool { throw std::logic_error("no participants"); });
 }
 
 TEST(MeasurementModes, PerExecutionEventsIsIgnoredWithoutADeviceTimer) {
