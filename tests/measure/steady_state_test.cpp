@@ -101,6 +101,27 @@ TEST(SteadyState, ACappedRowWaitsForItsAverageToReachTheLimit) {
   EXPECT_LT(warm_up_ms(std::numeric_limits<double>::quiet_NaN()), 600);
 }
 
+// A sustained device row (its power limit known) runs at least min_load_ms before it may be
+// steady: the driver cuts a heavy kernel's clock only at its next ~100 ms tick, and three windows
+// of 2 ms batches agree at boost long before. Without a limit (a host row) three windows do.
+TEST(SteadyState, ASustainedDeviceRowLoadsTheDeviceLongEnoughForTheDriverToAnswer) {
+  SteadyStateLimits limits;
+  limits.max_ms = 1e9;
+  SteadyStateDetector d(limits);
+  int n = 0;
+  while (!d.finished()) {
+    d.add(1.0, WarmupSensors{.sm_mhz = 1980, .power_w = 400, .power_limit_w = 700}, 2.0);
+    ++n;
+  }
+  EXPECT_TRUE(d.steady());
+  EXPECT_GE(d.elapsed_ms(), limits.min_load_ms);
+  EXPECT_LE(d.elapsed_ms(), limits.min_load_ms + 5 * 2.0);  // the window that crosses it
+  SteadyStateDetector host(limits);
+  n = 0;
+  while (!host.finished()) host.add(1.0, WarmupSensors{}, 2.0), ++n;
+  EXPECT_EQ(n, 15);
+}
+
 TEST(SteadyState, AnUncappedRowDoesNotWaitForItsPower) {
   SteadyStateDetector d({});
   int n = 0;
