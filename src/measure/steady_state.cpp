@@ -44,7 +44,8 @@ void SteadyStateDetector::add(double sample_ms, const WarmupSensors& sensors, do
                             relative_spread_of_last(clocks_, limits_.windows) <= limits_.clock_tolerance;
   // Loaded long enough for the driver to have answered the row's power (a sustained device row);
   // at most half the time cap, so that a short --warmup-max-ms (a quick triage) can still end steady.
-  const bool loaded = std::isnan(power_limit_w_) || elapsed_ms_ >= std::min(limits_.min_load_ms, 0.5 * max_ms());
+  const bool loaded =
+      std::isnan(power_limit_w_) || elapsed_ms_ >= std::min(limits_.min_load_ms, 0.5 * max_ms());
   steady_ = times_agree && clocks_agree && loaded && (!capped_ || power_settled());
 }
 

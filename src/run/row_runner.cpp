@@ -120,7 +120,9 @@ class RowRun {
     });
   }
 
-  void measure() {
+  // `device_loaded`: the row before it in the group measured up to this one's warm-up
+  // (PlanSession::warm_up_until_steady).
+  void measure(bool device_loaded = false) {
     step([&] {
       auto& session = *session_;
       const auto& graph = data_.graph();
@@ -133,7 +135,7 @@ class RowRun {
                                                row_.plan_name.value_or("?"), *options_.profile_child_plan));
         session.warm_up(std::max<std::int64_t>(1, options_.warmup));
       } else {
-        session.warm_up_until_steady(options_.warmup);
+        session.warm_up_until_steady(options_.warmup, device_loaded);
       }
       lap("warm-up");
       stage_ = "measure";
@@ -314,9 +316,11 @@ void run_row_group(GraphData& data, Provider& provider, Stream& stream,
       held += run.held_bytes();
       ++next;
     }
+    // The first row's warm-up follows the group's host work, the device idle: it loads the
+    // device long enough for the driver to answer; the later ones follow a row's samples.
     for (std::size_t i = 0; i < group.size(); ++i) {
       running(first + i);
-      group[i]->measure();
+      group[i]->measure(i > 0);
     }
     for (std::size_t i = 0; i < group.size(); ++i) {
       running(first + i);

@@ -171,7 +171,7 @@ double PlanSession::warm_up(std::int64_t executions) {
   return fastest_ms;
 }
 
-void PlanSession::warm_up_until_steady(std::int64_t min_executions) {
+void PlanSession::warm_up_until_steady(std::int64_t min_executions, bool device_loaded) {
   HostTimer timer;
   const double fastest_ms = warm_up(min_executions);
   warmup_executions_ = min_executions;
@@ -191,7 +191,9 @@ void PlanSession::warm_up_until_steady(std::int64_t min_executions) {
   double next_sample_ms = min_executions > 0 ? timer.elapsed_ms() / static_cast<double>(min_executions) : 0.0;
   HostTimer search;
   auto sampler = started_clock_sampler(clock_source_);
-  SteadyStateDetector detector(measure_options_.steady);
+  auto limits = measure_options_.steady;
+  if (device_loaded) limits.min_load_ms = 0;
+  SteadyStateDetector detector(limits);
   auto n = batch();
   next_sample_ms *= static_cast<double>(n);
   std::vector<Sample> recent;
@@ -208,7 +210,7 @@ void PlanSession::warm_up_until_steady(std::int64_t min_executions) {
       next_sample_ms *= static_cast<double>(longer) / static_cast<double>(n);
       n = longer;
       recent.clear();
-      detector = SteadyStateDetector(measure_options_.steady);
+      detector = SteadyStateDetector(limits);
       search.restart();
       continue;
     }

@@ -73,7 +73,10 @@ class PlanSession {
   double warm_up(std::int64_t executions);
   // At least `min_executions`, then samples until the timings (and the SM clock, when sampled)
   // are steady or --warmup-max-ms is spent; records what it did for measure()'s TimingInfo.
-  void warm_up_until_steady(std::int64_t min_executions);
+  // `device_loaded`: the device ran another row's samples up to this warm-up (a group's later
+  // rows), so the driver has been answering sustained load and the row needs no minimum load of
+  // its own (SteadyStateLimits::min_load_ms); after idle or host work it does.
+  void warm_up_until_steady(std::int64_t min_executions, bool device_loaded = false);
   // Samples until the rule finishes, over the placements the options ask for (each chunk on
   // fresh buffers); device providers time batches of back-to-back executions (hot throughput)
   // or single executions (cold, latency, --batch 1).

@@ -361,6 +361,42 @@ TEST(MeasurementModes, SustainedRowsSampleShortBatchesUntilTheDeviceIsCapped) {
   EXPECT_GE(capped_batch, std::min<std::int64_t>(1000, cool_batch * 3)) << cool_batch << " below the cap";
 }
 
+// A device below its cap, whose driver reports the power limit (a sustained GPU row).
+class BelowTheCap final : public ClockSource {
+ public:
+  ClockReading read() override {
+    ClockReading r{1980, 3200, 50, 400};
+    r.capped = 0;
+    r.at_power_limit = 0;
+    r.power_limit_w = 700;
+    return r;
+  }
+  std::string description() const override { return "below the cap"; }
+};
+
+// A sustained row that starts on an idle device loads it at least min_load_ms before its warm-up
+// may end (the driver cuts a heavy kernel's clock only at its next tick); one that follows another
+// row's samples (a group's later rows) ends when its windows agree.
+TEST(MeasurementModes, ARowAfterIdleLoadsTheDeviceBeforeItsWarmUpEnds) {
+  BelowTheCap sensors;
+  const auto warmup_ms = [&](bool device_loaded) {
+    TimedReluSession relu;
+    MeasureOptions measure;
+    measure.steady.tolerance = 1;  // times agree at once
+    measure.steady.min_load_ms = 1000;
+    measure.steady.max_ms = 5000;
+    relu.session.set_measure_options(measure);
+    relu.session.set_clock_source(&sensors);
+    relu.session.warm_up_until_steady(1, device_loaded);
+    FixedCountRule rule(1);
+    const auto m = relu.session.measure(rule, false);
+    EXPECT_TRUE(m.timing.warmup_steady);
+    return m.timing.warmup_ms;
+  };
+  EXPECT_GE(warmup_ms(false), 1000);
+  EXPECT_LT(warmup_ms(true), 1000);
+}
+
 TEST(MeasurementModes, PerExecutionEventsIsIgnoredWithoutADeviceTimer) {
   auto options = quick_options();
   options.measure.batch = 4;
