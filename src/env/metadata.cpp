@@ -17,6 +17,7 @@
 #include "env/calibration.hpp"
 #include "env/peak_calibration.hpp"
 #include "providers/registry.hpp"
+#include "session/planted_slowdown.hpp"
 #include "sys/host_name.hpp"
 #include "version/git_revision.hpp"
 
@@ -202,7 +203,7 @@ nlohmann::json selection_environment() {
     for (const char* prefix : kPrefixes)
       if (name.rfind(prefix, 0) == 0) env[name] = text.substr(eq + 1);
   }
-  for (const char* name : {"DNNBENCH_REFERENCE_THREADS", "DNNBENCH_PLAN_CACHE"})
+  for (const char* name : {"DNNBENCH_REFERENCE_THREADS", "DNNBENCH_PLAN_CACHE", kPlantedSlowdownVariable})
     if (const char* v = std::getenv(name)) env[name] = v;
   return env;
 }

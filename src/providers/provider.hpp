@@ -145,6 +145,10 @@ class Stream {
                                                std::int64_t /*executions*/, std::string& /*why_not*/) {
     return nullptr;
   }
+  // Enqueues a device-side wait of `microseconds` (a kernel that spins on the device's timer) after
+  // the work already queued, captured into replays like any launch: a planted slowdown of known
+  // length for `compare`'s tests (session/planted_slowdown.hpp). False where the stream has none.
+  virtual bool enqueue_delay(double /*microseconds*/) { return false; }
   // Brackets the executions an external profiler should capture (--profile: a profiled child
   // calls them around its timed executions only): on CUDA, cudaProfilerStart/Stop and an NVTX
   // range named `label`. No-ops for host providers.

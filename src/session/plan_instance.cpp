@@ -1,6 +1,9 @@
 #include "session/plan_instance.hpp"
 
+#include <cstdio>
+
 #include "measure/host_timer.hpp"
+#include "session/planted_slowdown.hpp"
 
 namespace dnnbench {
 
@@ -14,6 +17,31 @@ PlanInstance::PlanInstance(GraphData& data, Provider& provider, Stream& stream, 
   plan_->bind(buffers_->bindings(), stream);
   stream.synchronize();
   bind_ms_ = timer.elapsed_ms();
+  plant_slowdown();
+}
+
+void PlanInstance::plant_slowdown() {
+  const auto factor = planted_device_slowdown();
+  if (!factor) return;
+  auto timer = stream_.make_kernel_timer();
+  if (!timer || !stream_.enqueue_delay(0)) {
+    static bool told = false;
+    if (!told)
+      std::fprintf(stderr, "dnnbench: %s: this build's streams cannot plant a device wait; ignored\n",
+                   kPlantedSlowdownVariable);
+    told = true;
+    return;
+  }
+  // The plan's own time per execution, after a first one (module loads): the wait is a known
+  // share of it.
+  constexpr int kExecutions = 5;
+  plan_->execute(stream_);
+  stream_.synchronize();
+  timer->start();
+  for (int i = 0; i < kExecutions; ++i) plan_->execute(stream_);
+  timer->stop();
+  stream_.synchronize();
+  planted_delay_us_ = (*factor - 1.0) * timer->elapsed_ms() * 1e3 / kExecutions;
 }
 
 void PlanInstance::execute() {
@@ -22,6 +50,7 @@ void PlanInstance::execute() {
     next_set_ = (next_set_ + 1) % (copies_.size() + 1);
   }
   plan_->execute(stream_);
+  if (planted_delay_us_ > 0) stream_.enqueue_delay(planted_delay_us_);
 }
 
 void PlanInstance::add_rotation_copies(std::int64_t copies) {

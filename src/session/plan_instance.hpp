@@ -67,6 +67,9 @@ class PlanInstance {
   bool rotating_ = false;
   std::size_t next_set_ = 0;  // 0: buffers_, k: copies_[k - 1]
   double build_ms_ = 0, bind_ms_ = 0;
+  // The device wait after every execution (session/planted_slowdown.hpp); 0: none.
+  double planted_delay_us_ = 0;
+  void plant_slowdown();
 };
 
 }  // namespace dnnbench

@@ -1,5 +1,6 @@
 #include "providers/cuda/device.hpp"
 
+#include "providers/cuda/delay_kernel.hpp"
 #include "providers/cuda/kernel_activity.hpp"
 
 #include <cuda_profiler_api.h>
@@ -169,6 +170,17 @@ void CudaStream::profiler_stop() {
   cuda_check(cudaProfilerStop(), "cudaProfilerStop");
 #ifdef DNNBENCH_HAVE_NVTX
   nvtxRangePop();
+#endif
+}
+
+bool CudaStream::enqueue_delay(double microseconds) {
+#ifdef DNNBENCH_HAVE_DELAY_KERNEL
+  if (!stream_) return false;
+  cuda_check(launch_delay(stream_, static_cast<long long>(microseconds * 1e3)), "the planted delay kernel");
+  return true;
+#else
+  (void)microseconds;
+  return false;
 #endif
 }
 

@@ -50,6 +50,9 @@ class CudaStream final : public Stream {
   // named graph/provider/engine/plan, after the stream's earlier work has finished.
   void profiler_start(const std::string& label) override;
   void profiler_stop() override;
+  // A spin on %globaltimer (providers/cuda/delay_kernel.cu): nanoseconds, whatever the SM clock;
+  // false where the kernel was not built (CUDA's compiler comes with the cuDNN provider).
+  bool enqueue_delay(double microseconds) override;
   cudaStream_t get() const { return stream_; }
 
  private:

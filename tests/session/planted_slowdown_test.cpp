@@ -1,0 +1,95 @@
+// The planted device slowdown (session/planted_slowdown.hpp): the variable's parse, and the wait a
+// plan instance enqueues after every execution, as a share of the plan's own time.
+#include "session/planted_slowdown.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <memory>
+#include <vector>
+
+#include "../support/graph_builder.hpp"
+#include "providers/registry.hpp"
+#include "session/graph_data.hpp"
+#include "session/plan_instance.hpp"
+
+namespace dnnbench {
+namespace {
+
+TEST(PlantedSlowdown, OnlyAFactorAboveOneAndAtMostFourPlantsOne) {
+  EXPECT_EQ(parse_planted_slowdown("1.05"), 1.05);
+  EXPECT_EQ(parse_planted_slowdown("4"), 4.0);
+  for (const char* text : {"", "1", "0.9", "4.5", "x", "1.05x", "nan", "-2"})
+    EXPECT_FALSE(parse_planted_slowdown(text)) << text;
+  EXPECT_FALSE(parse_planted_slowdown(nullptr));
+}
+
+// A host stream with device-style timers (host clock) that records the waits enqueued on it.
+class DelayRecordingStream final : public Stream {
+ public:
+  explicit DelayRecordingStream(std::unique_ptr<Stream> inner, bool can_delay)
+      : inner_(std::move(inner)), can_delay_(can_delay) {}
+  void synchronize() override { inner_->synchronize(); }
+  std::unique_ptr<KernelTimer> make_kernel_timer() override { return std::make_unique<Timer>(); }
+  bool enqueue_delay(double microseconds) override {
+    if (can_delay_) delays.push_back(microseconds);
+    return can_delay_;
+  }
+  std::vector<double> delays;
+
+ private:
+  class Timer final : public KernelTimer {
+   public:
+    void start() override { begin_ = std::chrono::steady_clock::now(); }
+    void stop() override { end_ = std::chrono::steady_clock::now(); }
+    double elapsed_ms() override { return std::chrono::duration<double, std::milli>(end_ - begin_).count(); }
+
+   private:
+    std::chrono::steady_clock::time_point begin_, end_;
+  };
+  std::unique_ptr<Stream> inner_;
+  bool can_delay_;
+};
+
+Graph relu_graph() {
+  testing::GraphBuilder b("relu");
+  const auto x = b.tensor("x", {256, 256});
+  const auto y = b.tensor("y", {256, 256});
+  PointwiseParams relu;
+  relu.op = PointwiseOp::relu;
+  b.node("PointwiseAttributes", OpKind::pointwise, {{"in_0", x}}, {{"out_0", y}}, relu);
+  return b.build();
+}
+
+// The waits after `executions` executions of a relu plan with the variable set to `factor`.
+std::vector<double> planted_waits(const char* factor, bool can_delay, int executions) {
+  if (factor)
+    setenv(kPlantedSlowdownVariable, factor, 1);
+  else
+    unsetenv(kPlantedSlowdownVariable);
+  auto provider = make_provider("reference");
+  DelayRecordingStream stream(provider->make_stream(), can_delay);
+  const auto graph = relu_graph();
+  GraphData data(graph, 1);
+  PlanInstance instance(data, *provider, stream,
+                        provider->heuristic_plan(graph, provider->engines(graph).at(0)));
+  stream.delays.clear();  // the probe's
+  for (int i = 0; i < executions; ++i) instance.execute();
+  unsetenv(kPlantedSlowdownVariable);
+  return stream.delays;
+}
+
+TEST(PlantedSlowdown, EveryExecutionWaitsItsShareOfThePlansOwnTime) {
+  const auto waits = planted_waits("1.5", true, 3);
+  ASSERT_EQ(waits.size(), 3u);
+  EXPECT_GT(waits[0], 0);  // half the execution's own time, in microseconds
+  EXPECT_EQ(waits[1], waits[0]);
+  EXPECT_EQ(waits[2], waits[0]);
+  // Unset: no wait; a stream that cannot wait: none either (the run goes on unplanted).
+  EXPECT_TRUE(planted_waits(nullptr, true, 3).empty());
+  EXPECT_TRUE(planted_waits("1.5", false, 3).empty());
+}
+
+}  // namespace
+}  // namespace dnnbench
