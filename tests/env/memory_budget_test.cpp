@@ -8,17 +8,9 @@
 namespace dnnbench {
 namespace {
 
-using testing::GraphBuilder;
-
 // x [256, 256] fp32 -> relu -> y [256, 256] fp32: 256 KiB each.
 Graph relu_graph() {
-  GraphBuilder b;
-  const auto x = b.tensor("x", {256, 256});
-  const auto y = b.tensor("y", {256, 256});
-  PointwiseParams relu;
-  relu.op = PointwiseOp::relu;
-  b.node("PointwiseAttributes", OpKind::pointwise, {{"in_0", x}}, {{"out_0", y}}, relu);
-  return b.build();
+  return testing::relu_square_graph(256);
 }
 
 constexpr std::int64_t kTensor = 256 * 256 * 4, kValues = 256 * 256 * 8;

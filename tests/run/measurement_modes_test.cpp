@@ -22,13 +22,7 @@ namespace dnnbench {
 namespace {
 
 Graph relu_graph() {
-  testing::GraphBuilder b("relu");
-  const auto x = b.tensor("x", {64, 64});
-  const auto y = b.tensor("y", {64, 64});
-  PointwiseParams relu;
-  relu.op = PointwiseOp::relu;
-  b.node("PointwiseAttributes", OpKind::pointwise, {{"in_0", x}}, {{"out_0", y}}, relu);
-  return b.build();
+  return testing::relu_square_graph(64);
 }
 
 RowResult run_reference_row(const RunOptions& options) {

@@ -53,13 +53,7 @@ class DelayRecordingStream final : public Stream {
 };
 
 Graph relu_graph() {
-  testing::GraphBuilder b("relu");
-  const auto x = b.tensor("x", {256, 256});
-  const auto y = b.tensor("y", {256, 256});
-  PointwiseParams relu;
-  relu.op = PointwiseOp::relu;
-  b.node("PointwiseAttributes", OpKind::pointwise, {{"in_0", x}}, {{"out_0", y}}, relu);
-  return b.build();
+  return testing::relu_square_graph(256);
 }
 
 // The waits after `executions` executions of a relu plan with the variable set to `factor`.

@@ -19,13 +19,7 @@ namespace dnnbench {
 namespace {
 
 Graph relu_32x32_graph() {
-  testing::GraphBuilder b("relu");
-  const auto x = b.tensor("x", {32, 32});
-  const auto y = b.tensor("y", {32, 32});
-  PointwiseParams relu;
-  relu.op = PointwiseOp::relu;
-  b.node("PointwiseAttributes", OpKind::pointwise, {{"in_0", x}}, {{"out_0", y}}, relu);
-  return b.build();
+  return testing::relu_square_graph(32);
 }
 
 struct Counts {

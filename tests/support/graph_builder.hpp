@@ -78,4 +78,16 @@ class GraphBuilder {
   std::int64_t next_uid_ = 1;
 };
 
+// x [side, side] fp32 -> relu -> y: the smallest graph every provider runs, for tests of the
+// machinery around a row (timing, memory, planting) rather than of an op.
+inline Graph relu_square_graph(std::int64_t side) {
+  GraphBuilder b("relu");
+  const auto x = b.tensor("x", {side, side});
+  const auto y = b.tensor("y", {side, side});
+  PointwiseParams relu;
+  relu.op = PointwiseOp::relu;
+  b.node("PointwiseAttributes", OpKind::pointwise, {{"in_0", x}}, {{"out_0", y}}, relu);
+  return b.build();
+}
+
 }  // namespace dnnbench::testing
