@@ -30,7 +30,9 @@
 #                 GEMM sustained and paced; --oracle-regimes both), gap-ab (replay vs kernel sum)
 #                 splitk (the split-K decode GEMMs: per call vs kernel sum, PyTorch replay timeline)
 #   workloads     workloads (graphs/workloads: dry run, defaults rows/min and stage split; WL_SECONDS),
-#                 wl-oracle (--oracle --max-engines 3 on a spread subset), wl-aa (its A/A, 101 graphs)
+#                 wl-oracle (--oracle --max-engines 3 on a spread subset), wl-aa (its A/A, 101 graphs),
+#                 throughput (rows a minute over graphs/perf + 101 workload graphs, TP_SECONDS; beside
+#                 an older build's with BASE_BIN), planted (a planted x1.05 found by compare: PLANT_FACTOR)
 #   overhead      overhead (bench/overhead.sh; OVERHEAD_EXTRA), overhead4 (--max-engines 4),
 #                 overhead-cache (the suite twice on an empty compiled-plan cache: compiling, loading)
 #   oracle        oracle3 (the oracle at scale: --oracle --max-engines 3 over the ResNet-50 set),
@@ -630,6 +632,40 @@ if want wl-aa; then
   stage "graphs/workloads: oracle A/A on every ${WL_AA_EVERY:=17}th graph"
   AA_GRAPHS="$(wl_subset "$WL_AA_EVERY")" AA_EXTRA="${AA_EXTRA:---max-engines 1}" DNNBENCH_BIN="$B" \
     bench/oracle-aa.sh "$OUT_DIR/wl-aa" "$(cap "${WL_AA_SECONDS:-240}")" 2>&1 | tail -12
+fi
+# Rows a minute at the defaults over graphs/perf and a 101-graph spread of graphs/workloads (every
+# 17th), GPU providers, cut at TP_SECONDS each: this build, and before it BASE_BIN (an older
+# build's binary) when given, in the same order, so both are judged on the same rows. Each prints
+# its rows a minute and where the rows' time went; then `compare` over the rows both finished.
+if want throughput; then
+  TP_SET="graphs/perf,$(wl_subset 17)"
+  for who in ${BASE_BIN:+base} new; do
+    bin=$B
+    [ "$who" = base ] && bin=$BASE_BIN
+    stage "throughput: $who ($bin) over graphs/perf + every 17th workload for ${TP_SECONDS:=200} s"
+    start=$SECONDS
+    timeout -s INT "$(cap "$TP_SECONDS")" "$bin" run -g "$TP_SET" --provider cudnn,cublaslt -q \
+      -o "$OUT_DIR/tp-$who.json" > "$OUT_DIR/tp-$who.log" 2>&1
+    echo "$who rc $?"
+    wl_journal_summary "$OUT_DIR/tp-$who.json.journal.jsonl" $((SECONDS - start))
+  done
+  [ -n "${BASE_BIN:-}" ] && "$B" compare "$OUT_DIR/tp-base.json" "$OUT_DIR/tp-new.json" --allow-mismatch \
+    > "$OUT_DIR/tp-compare.log" 2>&1
+  [ -n "${BASE_BIN:-}" ] && tail -8 "$OUT_DIR/tp-compare.log"
+fi
+# A planted slowdown found (docs/reliability.md): a plain run and one with
+# DNNBENCH_PLANT_DEVICE_SLOWDOWN=PLANT_FACTOR (default 1.05) over every 4th ResNet-50 graph on
+# cuDNN's pick, then `compare`: every planted row should read SLOWER, nothing else.
+if want planted; then
+  PL_SET=$(find graphs/perf/resnet50 -name '*.json' | sort | awk 'NR % 4 == 1' | paste -sd, -)
+  stage "planted x${PLANT_FACTOR:=1.05}: plain, then planted, over every 4th ResNet-50 graph"
+  timeout -s INT "$(cap 150)" "$B" run -g "$PL_SET" --provider cudnn --max-engines 1 -q -o "$OUT_DIR/pl-plain.json" \
+    > "$OUT_DIR/pl-plain.log" 2>&1
+  DNNBENCH_PLANT_DEVICE_SLOWDOWN=$PLANT_FACTOR timeout -s INT "$(cap 150)" "$B" run -g "$PL_SET" --provider cudnn \
+    --max-engines 1 -q -o "$OUT_DIR/pl-planted.json" > "$OUT_DIR/pl-planted.log" 2>&1
+  "$B" compare "$OUT_DIR/pl-plain.json" "$OUT_DIR/pl-planted.json" > "$OUT_DIR/pl-compare.log" 2>&1
+  echo "compare rc $?"
+  tail -8 "$OUT_DIR/pl-compare.log"
 fi
 
 if want splitk; then
