@@ -218,6 +218,8 @@ class RowRun {
     return std::move(row_);
   }
 
+  // Whether the row has its measurement (it was not skipped or failed before one).
+  bool measured() const { return measurement_.has_value(); }
   // The device bytes this row holds while it waits for the next step (its plan's buffers and
   // workspace); 0 once released.
   std::int64_t held_bytes() const { return session_ ? session_->held_bytes() : 0; }
@@ -317,10 +319,13 @@ void run_row_group(GraphData& data, Provider& provider, Stream& stream,
       ++next;
     }
     // The first row's warm-up follows the group's host work, the device idle: it loads the
-    // device long enough for the driver to answer; the later ones follow a row's samples.
+    // device long enough for the driver to answer; a later one follows the row before it, unless
+    // that one failed or was skipped before it measured.
+    bool loaded = false;
     for (std::size_t i = 0; i < group.size(); ++i) {
       running(first + i);
-      group[i]->measure(i > 0);
+      group[i]->measure(loaded);
+      loaded = group[i]->measured();
     }
     for (std::size_t i = 0; i < group.size(); ++i) {
       running(first + i);
