@@ -33,13 +33,16 @@ void PlanInstance::plant_slowdown() {
     return;
   }
   // The plan's own time per execution, after a first one (module loads): the wait is a known
-  // share of it.
+  // share of it. Gated, as PlanSession sizes its batches: the events then hold the executions,
+  // not the host's launches.
   constexpr int kExecutions = 5;
   plan_->execute(stream_);
   stream_.synchronize();
+  auto gate = stream_.make_gate();
   timer->start();
   for (int i = 0; i < kExecutions; ++i) plan_->execute(stream_);
   timer->stop();
+  if (gate) gate->release();
   stream_.synchronize();
   planted_delay_us_ = (*factor - 1.0) * timer->elapsed_ms() * 1e3 / kExecutions;
 }
