@@ -162,10 +162,22 @@ std::string dt_of(const std::map<std::string, Md>& mds, const std::vector<Names>
   return out;
 }
 
+// oneDNN's memory descriptors have at most 12 dimensions (DNNL_MAX_NDIMS): a tag with more
+// letters is not one, and its plain order would run past 'z' into bytes that are not letters.
+constexpr std::size_t kMaxTagDims = 12;
+
 void add_tag(BenchdnnCommand& c, const std::map<std::string, Md>& mds, const Names& role,
              const char* option) {
-  if (const Md* md = find_md(mds, role); md && !md->tag.empty())
-    c.tokens.push_back(fmt::format("--{}={}", option, plain_order(md->tag)));
+  const Md* md = find_md(mds, role);
+  if (!md || md->tag.empty()) return;
+  const auto order = plain_order(md->tag);
+  if (order.size() > kMaxTagDims) {
+    if (c.not_imported.empty())
+      c.not_imported = fmt::format("the {} memory tag has {} dimensions, more than oneDNN's {}", option,
+                                   order.size(), kMaxTagDims);
+    return;
+  }
+  c.tokens.push_back(fmt::format("--{}={}", option, order));
 }
 
 BenchdnnCommand command_for(const Problem& p) {

@@ -106,6 +106,28 @@ TEST(OnednnVerbose, WhatIsNotImportedIsCountedWithItsReason) {
   EXPECT_EQ(r.not_imported.size(), 3u);
 }
 
+// A memory tag longer than oneDNN's 12 dimensions is not a format: the line is refused with one
+// line of reason. Its plain order once ran past 'z' into arbitrary bytes, a newline among them
+// (a fuzz finding: a tag of 170 letters before its block size).
+TEST(OnednnVerbose, AMemoryTagOfMoreThanTwelveDimensionsIsRefusedOnOneLine) {
+  const std::string tag(170, 'a');
+  const std::string line =
+      "onednn_verbose,exec,cpu,convolution,brgconv:avx512_core,forward_inference,"
+      "src_f32::blocked:acdb:f0 wei_f32::blocked:" +
+      tag +
+      "16b:f0 bia_undef::undef::f0 "
+      "dst_f32::blocked:acdb:f0,attr-scratchpad:user ,alg:convolution_direct,"
+      "mb2_ic8oc16_ih8oh8kh3sh1dh0ph1_iw8ow8kw3sw1dw0pw1,0.02\n";
+  const auto r = import_onednn_verbose_text(line, "tag.log");
+  EXPECT_TRUE(r.graphs.empty());
+  ASSERT_EQ(r.not_imported.size(), 1u);
+  const auto& refused = r.not_imported.front();
+  EXPECT_EQ(refused.source, "tag.log:1");
+  EXPECT_NE(refused.reason.find("the wtag memory tag has 170 dimensions"), std::string::npos)
+      << refused.reason;
+  EXPECT_EQ(refused.reason.find('\n'), std::string::npos) << refused.reason;
+}
+
 // A framework's whole capture (PyTorch 1.13's CPU ResNet-18 training step): every convolution
 // execution imports, the reorders between them are counted as not imported, and nothing else is
 // left out. The weights of its backward-data convolutions come in oneDNN's transposed blocking
