@@ -17,6 +17,14 @@ struct SteadyStateLimits {
   double tolerance = 0.01;          // window medians within ±1% of each other
   double clock_tolerance = 0.02;    // window SM clocks within 2% (NVML reports in ~15 MHz steps)
   double max_ms = 500;              // --warmup-max-ms: give up (not steady) after this much sampling
+  // A sustained device row (the enforced power limit known) that starts on an idle device is steady
+  // no sooner than this much of its own load: a kernel that draws more than the limit runs at full
+  // boost for the first 0.1-0.2 s, until the driver's next ~100 ms tick cuts the clock, and three
+  // windows of 2 ms batches agree well before that. On the H100 the first row of 20 of 34 GEMM
+  // graphs whose other engines ran at the cap was measured at boost, 5-10% fast; with 150 ms, 12 of
+  // 13 at the cap (bench/results/capped-rounds.json). Rows that follow another's samples (a group's
+  // later rows: none of them was caught at boost) take 0 (PlanSession::warm_up_until_steady).
+  double min_load_ms = 150;
   // At the power cap the clock follows the power the driver averages (~1 s on the H200), so it
   // keeps falling for a second after the timings look steady over three 50 ms windows: a capped
   // row also waits until its power readings of the last power_span_ms agree within
@@ -27,14 +35,6 @@ struct SteadyStateLimits {
   // also have reached power_near_limit of it: held at the cap, it climbs until it sits at the
   // limit (692-695 W of 700 on the H200), and a row that came in after an idle gap can hold 580 W
   // for 300 ms on the way (such rows read 1-4% fast).
-  // A sustained device row (the enforced power limit known) that starts on an idle device is steady
-  // no sooner than this much of its own load: a kernel that draws more than the limit runs at full
-  // boost for the first 0.1-0.2 s, until the driver's next ~100 ms tick cuts the clock, and three
-  // windows of 2 ms batches agree well before that. On the H100 the first row of 20 of 34 GEMM
-  // graphs whose other engines ran at the cap was measured at boost, 5-10% fast; with 150 ms, 12 of
-  // 13 at the cap (bench/results/capped-rounds.json). Rows that follow another's samples (a group's
-  // later rows: none of them was caught at boost) take 0 (PlanSession::warm_up_until_steady).
-  double min_load_ms = 150;
   double power_tolerance = 0.02;
   double power_near_limit = 0.96;
   double power_span_ms = 300;

@@ -1,5 +1,6 @@
 #include "session/planted_slowdown.hpp"
 
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -16,7 +17,17 @@ std::optional<double> parse_planted_slowdown(const char* text) {
 }
 
 std::optional<double> planted_device_slowdown() {
-  return parse_planted_slowdown(std::getenv(kPlantedSlowdownVariable));
+  const char* text = std::getenv(kPlantedSlowdownVariable);
+  const auto factor = parse_planted_slowdown(text);
+  // Set but not a factor: said once, since a run that silently plants nothing would pass for one
+  // that found no change.
+  static bool told = false;
+  if (!factor && text && !told) {
+    std::fprintf(stderr, "dnnbench: %s=%s: not a number in (1, 4]; nothing planted\n",
+                 kPlantedSlowdownVariable, text);
+    told = true;
+  }
+  return factor;
 }
 
 }  // namespace dnnbench

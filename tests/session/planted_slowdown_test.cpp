@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "../support/graph_builder.hpp"
@@ -23,6 +24,17 @@ TEST(PlantedSlowdown, OnlyAFactorAboveOneAndAtMostFourPlantsOne) {
   for (const char* text : {"", "1", "0.9", "4.5", "x", "1.05x", "nan", "-2"})
     EXPECT_FALSE(parse_planted_slowdown(text)) << text;
   EXPECT_FALSE(parse_planted_slowdown(nullptr));
+}
+
+// A value set but not a factor is said on stderr (once a process), naming the variable and value.
+TEST(PlantedSlowdown, AValueThatIsNotAFactorIsSaid) {
+  setenv(kPlantedSlowdownVariable, "5%", 1);
+  ::testing::internal::CaptureStderr();
+  EXPECT_FALSE(planted_device_slowdown());
+  const auto said = ::testing::internal::GetCapturedStderr();
+  unsetenv(kPlantedSlowdownVariable);
+  EXPECT_NE(said.find("DNNBENCH_PLANT_DEVICE_SLOWDOWN=5%: not a number in (1, 4]"), std::string::npos)
+      << said;
 }
 
 // A host stream with device-style timers (host clock) that records the waits enqueued on it.
