@@ -46,7 +46,12 @@ void SteadyStateDetector::add(double sample_ms, const WarmupSensors& sensors, do
   // at most half the time cap, so that a short --warmup-max-ms (a quick triage) can still end steady.
   const bool loaded =
       std::isnan(power_limit_w_) || elapsed_ms_ >= std::min(limits_.min_load_ms, 0.5 * max_ms());
-  steady_ = times_agree && clocks_agree && loaded && (!capped_ || power_settled());
+  // Held at the cap with the power settled at the limit, the row is as steady as it gets: the
+  // driver then cycles the clock about once a second, so window medians 50 ms apart disagree by up
+  // to 15% however long the warm-up waits (it waited 0.4-0.9 s a capped row for nothing), and the
+  // measurement spans a whole cycle (PowerCycleRule). Without power readings the times decide.
+  const bool settled_at_cap = capped_ && !powers_.empty() && power_settled();
+  steady_ = loaded && (settled_at_cap || (times_agree && clocks_agree && (!capped_ || power_settled())));
 }
 
 bool SteadyStateDetector::power_settled() const {

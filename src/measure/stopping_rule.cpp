@@ -1,5 +1,7 @@
 #include "measure/stopping_rule.hpp"
 
+#include <algorithm>
+
 #include "measure/stats.hpp"
 
 namespace dnnbench {
@@ -17,6 +19,16 @@ void AdaptiveMedianRule::on_sample() {
   if (elapsed_ms_ >= limits_.max_time_ms)
     cap_ = "time-cap";
   else if (n >= limits_.max_iters)
+    cap_ = "iteration-cap";
+}
+
+void PowerCycleRule::on_sample() {
+  const auto n = static_cast<std::int64_t>(samples_.size());
+  if (n >= caps_.min_iters && elapsed_ms_ >= cycle_ms_)
+    converged_ = true;
+  else if (elapsed_ms_ >= std::max(caps_.max_time_ms, cycle_ms_))
+    cap_ = "time-cap";
+  else if (n >= caps_.max_iters)
     cap_ = "iteration-cap";
 }
 

@@ -37,6 +37,9 @@ class StoppingRule {
   // measurement split over several placements (session/plan_session.hpp) gives each its share.
   virtual std::int64_t min_samples() const = 0;
   virtual double min_elapsed_ms() const { return 0; }
+  // True when the samples are meant to span one cycle of the GPU's power control whole
+  // (PowerCycleRule): the row's figure is then their pooled median, not a median of parts of it.
+  virtual bool spans_power_cycle() const { return false; }
   const std::vector<double>& samples() const { return samples_; }
   // Elapsed time of the whole samples so far (ms), batches included.
   double elapsed_ms() const { return elapsed_ms_; }
@@ -91,6 +94,32 @@ class AdaptiveMedianRule final : public StoppingRule {
   AdaptiveLimits limits_;
   bool converged_ = false;
   std::string cap_;  // "time-cap" / "iteration-cap" once one is hit
+};
+
+// A row held at its power cap: the driver moves the SM clock in a cycle of about a second, and a
+// capped GEMM's time goes up and down with it by 5-10% (peak to trough up to 15%). A window of
+// exactly one cycle holds every phase once: on the H100, pooled medians of 1.0 s windows of six
+// capped GEMM rows' samples read within 0.2-0.7% (sd) wherever the window started, 1.3 s windows
+// 1.0-1.8%, 0.6 s windows 1.3-3.0%; an interval that closes (AdaptiveMedianRule) ends at an
+// arbitrary phase past the cycle (bench/results/power-cycle.json). So the rule stops at the cycle:
+// `cycle_ms` of samples, and at least min_iters of them, within the same caps as the adaptive rule.
+class PowerCycleRule final : public StoppingRule {
+ public:
+  PowerCycleRule(double cycle_ms, AdaptiveLimits caps) : cycle_ms_(cycle_ms), caps_(caps) {}
+  std::string name() const override { return "power-cycle"; }
+  bool finished() const override { return converged_ || !cap_.empty(); }
+  bool converged() const override { return converged_; }
+  std::string stop_reason() const override { return converged_ ? "cycle" : cap_; }
+  std::int64_t min_samples() const override { return caps_.min_iters; }
+  double min_elapsed_ms() const override { return cycle_ms_; }
+  bool spans_power_cycle() const override { return true; }
+
+ private:
+  void on_sample() override;
+  double cycle_ms_;
+  AdaptiveLimits caps_;  // min_iters, max_iters and max_time_ms
+  bool converged_ = false;
+  std::string cap_;
 };
 
 }  // namespace dnnbench

@@ -145,8 +145,9 @@ class PlanSession {
 };
 
 std::unique_ptr<StoppingRule> make_stopping_rule(const RunOptions& options);
-// The rule for a measurement after `session`'s warm-up: one found at the power cap measures at
-// least --capped-min-ms (MeasureOptions::capped_min_ms), within --max-time-ms.
+// The rule for a measurement after `session`'s warm-up: one found at the power cap measures one
+// cycle of the driver's power control, --capped-min-ms (MeasureOptions::capped_min_ms) within
+// --max-time-ms, and stops there (PowerCycleRule).
 std::unique_ptr<StoppingRule> make_stopping_rule(const RunOptions& options, const PlanSession& session);
 
 }  // namespace dnnbench

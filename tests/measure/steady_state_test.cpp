@@ -146,6 +146,42 @@ TEST(SteadyState, AStaleCappedReadingIsForgottenAtTheNextWindow) {
   EXPECT_EQ(n, 15);
 }
 
+// Held at the cap, the driver cycles the clock about once a second and a GEMM's time follows by
+// +-8% (bench/results/power-cycle.json): window medians need not agree within 1%, and a row whose
+// power has settled at the limit is steady without them (its measurement spans a whole cycle).
+// Without power readings the cycling times still keep it from being steady.
+TEST(SteadyState, ACappedRowOnACyclingClockIsSteadyOnceItsPowerSettles) {
+  SteadyStateLimits limits;
+  limits.max_ms = 1e9;
+  limits.capped_max_factor = 1;
+  // A triangle of 1 s: three 50 ms windows span 15% of it and never agree within 1%.
+  const auto cycle = [](double at_ms) {
+    const double phase = std::fmod(at_ms, 1000.0) / 1000.0;
+    return phase < 0.5 ? 4 * phase - 1 : 3 - 4 * phase;
+  };
+  SteadyStateDetector d(limits);
+  double at_ms = 0;
+  while (!d.finished() && at_ms < 5000) {
+    d.add(1.0 + 0.08 * cycle(at_ms),
+          WarmupSensors{
+              .sm_mhz = 1700 - 150 * cycle(at_ms), .power_w = 690, .power_limit_w = 700, .capped = true},
+          10.0);
+    at_ms += 10.0;
+  }
+  EXPECT_TRUE(d.steady());
+  EXPECT_GE(at_ms, limits.power_span_ms);
+  EXPECT_LE(at_ms, limits.power_span_ms + 5 * 10.0);
+  limits.max_ms = 2000;
+  SteadyStateDetector no_power(limits);
+  at_ms = 0;
+  while (!no_power.finished()) {
+    no_power.add(1.0 + 0.08 * cycle(at_ms),
+                 WarmupSensors{.sm_mhz = 1700 - 150 * cycle(at_ms), .capped = true}, 10.0);
+    at_ms += 10.0;
+  }
+  EXPECT_FALSE(no_power.steady());
+}
+
 TEST(SteadyState, ACappedRowMayUseALongerTimeCap) {
   SteadyStateLimits limits;
   limits.max_ms = 100;

@@ -105,5 +105,34 @@ TEST(StoppingRule, StopReasons) {
   EXPECT_EQ(capped.stop_reason(), "iteration-cap");
 }
 
+// A capped row stops once its samples span one cycle of the power control, however wide their
+// interval (the cycle moves them by design), after min_iters; a sample past the time cap stops it
+// unconverged.
+TEST(StoppingRule, PowerCycleRuleStopsAtTheCycle) {
+  AdaptiveLimits caps;
+  caps.min_iters = 10;
+  caps.max_time_ms = 2000;
+  PowerCycleRule rule(1000, caps);
+  EXPECT_TRUE(rule.spans_power_cycle());
+  EXPECT_DOUBLE_EQ(rule.min_elapsed_ms(), 1000);
+  int n = 0;
+  while (!rule.finished()) rule.add(n++ % 2 ? 0.9 : 1.1, 10.0);  // +-10%: no 1% interval
+  EXPECT_EQ(n, 100);
+  EXPECT_TRUE(rule.converged());
+  EXPECT_EQ(rule.stop_reason(), "cycle");
+  // Fewer than min_iters samples in the cycle: it waits for them.
+  PowerCycleRule few(1000, caps);
+  n = 0;
+  while (!few.finished()) few.add(1.0, 200.0), ++n;
+  EXPECT_EQ(n, 10);
+  EXPECT_EQ(few.stop_reason(), "cycle");
+  // A sample longer than the time cap.
+  PowerCycleRule slow(1000, caps);
+  slow.add(1.0, 2500.0);
+  EXPECT_TRUE(slow.finished());
+  EXPECT_FALSE(slow.converged());
+  EXPECT_EQ(slow.stop_reason(), "time-cap");
+}
+
 }  // namespace
 }  // namespace dnnbench

@@ -308,21 +308,22 @@ std::pair<bool, double> capped_and_min_time(ClockSource& sensors, Regime regime)
   session.set_clock_source(&sensors);
   session.warm_up_until_steady(1);
   const auto rule = make_stopping_rule(options, session);
-  const auto* adaptive = dynamic_cast<const AdaptiveMedianRule*>(rule.get());
-  return {session.warmup_capped(), adaptive ? adaptive->limits().min_time_ms : -1.0};
+  // A capped row's rule stops at its cycle; the adaptive rule only starts judging there.
+  const double cycle_ms = rule->spans_power_cycle() ? rule->min_elapsed_ms() : -1.0;
+  return {session.warmup_capped(), cycle_ms};
 }
 
-// A row found at the power cap measures a whole cycle of the driver's power control
-// (--capped-min-ms); drawing the limit counts only when sustained, since a paced row's idle gaps
-// keep the average the driver caps below what its kernels draw.
-TEST(MeasurementModes, ARowAtThePowerCapMeasuresAtLeastTheCappedMinimum) {
-  const double default_min = AdaptiveLimits{}.min_time_ms;
+// A row found at the power cap measures one whole cycle of the driver's power control
+// (--capped-min-ms) and stops there (PowerCycleRule); drawing the limit counts only when
+// sustained, since a paced row's idle gaps keep the average the driver caps below what its
+// kernels draw.
+TEST(MeasurementModes, ARowAtThePowerCapMeasuresOneCycleOfThePowerControl) {
   SteadySensors held(1, 1), drawing_the_limit(0, 1), cool(0, 0);
   EXPECT_EQ(capped_and_min_time(held, Regime::sustained), std::make_pair(true, 700.0));
   EXPECT_EQ(capped_and_min_time(drawing_the_limit, Regime::sustained), std::make_pair(true, 700.0));
-  EXPECT_EQ(capped_and_min_time(cool, Regime::sustained), std::make_pair(false, default_min));
+  EXPECT_EQ(capped_and_min_time(cool, Regime::sustained), std::make_pair(false, -1.0));
   EXPECT_EQ(capped_and_min_time(held, Regime::paced), std::make_pair(true, 700.0));
-  EXPECT_EQ(capped_and_min_time(drawing_the_limit, Regime::paced), std::make_pair(false, default_min));
+  EXPECT_EQ(capped_and_min_time(drawing_the_limit, Regime::paced), std::make_pair(false, -1.0));
 }
 
 // The batch a sustained row measures with after a warm-up beside these sensors, starting from

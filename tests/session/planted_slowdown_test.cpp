@@ -40,13 +40,19 @@ TEST(PlantedSlowdown, AValueThatIsNotAFactorIsSaid) {
 // A host stream with device-style timers (host clock) that records the waits enqueued on it.
 class DelayRecordingStream final : public Stream {
  public:
-  explicit DelayRecordingStream(std::unique_ptr<Stream> inner, bool can_delay)
-      : inner_(std::move(inner)), can_delay_(can_delay) {}
+  // `boundary_us`: what every wait costs besides its length (a kernel's launch and drain).
+  explicit DelayRecordingStream(std::unique_ptr<Stream> inner, bool can_delay, double boundary_us = 0)
+      : inner_(std::move(inner)), can_delay_(can_delay), boundary_us_(boundary_us) {}
   void synchronize() override { inner_->synchronize(); }
   std::unique_ptr<KernelTimer> make_kernel_timer() override { return std::make_unique<Timer>(); }
   bool enqueue_delay(double microseconds) override {
-    if (can_delay_) delays.push_back(microseconds);
-    return can_delay_;
+    if (!can_delay_) return false;
+    delays.push_back(microseconds);
+    const auto until =
+        std::chrono::steady_clock::now() + std::chrono::duration<double, std::micro>(boundary_us_);
+    while (std::chrono::steady_clock::now() < until) {
+    }
+    return true;
   }
   std::vector<double> delays;
 
@@ -62,6 +68,7 @@ class DelayRecordingStream final : public Stream {
   };
   std::unique_ptr<Stream> inner_;
   bool can_delay_;
+  double boundary_us_;
 };
 
 Graph relu_graph() {
@@ -69,13 +76,14 @@ Graph relu_graph() {
 }
 
 // The waits after `executions` executions of a relu plan with the variable set to `factor`.
-std::vector<double> planted_waits(const char* factor, bool can_delay, int executions) {
+std::vector<double> planted_waits(const char* factor, bool can_delay, int executions,
+                                  double boundary_us = 0) {
   if (factor)
     setenv(kPlantedSlowdownVariable, factor, 1);
   else
     unsetenv(kPlantedSlowdownVariable);
   auto provider = make_provider("reference");
-  DelayRecordingStream stream(provider->make_stream(), can_delay);
+  DelayRecordingStream stream(provider->make_stream(), can_delay, boundary_us);
   const auto graph = relu_graph();
   GraphData data(graph, 1);
   PlanInstance instance(data, *provider, stream,
@@ -95,6 +103,18 @@ TEST(PlantedSlowdown, EveryExecutionWaitsItsShareOfThePlansOwnTime) {
   // Unset: no wait; a stream that cannot wait: none either (the run goes on unplanted).
   EXPECT_TRUE(planted_waits(nullptr, true, 3).empty());
   EXPECT_TRUE(planted_waits("1.5", false, 3).empty());
+}
+
+// The wait kernel costs a boundary even when it waits for nothing: the planted wait is the share
+// less that boundary, and a plan whose share the boundary alone exceeds runs unplanted (said once)
+// rather than slowed by more than the factor.
+TEST(PlantedSlowdown, ThePlantLeavesOutTheWaitsOwnBoundary) {
+  ::testing::internal::CaptureStderr();
+  // A 256 x 256 relu on the reference takes well under 20 ms: its 1% is under a 2 ms boundary.
+  const auto waits = planted_waits("1.01", true, 3, 2e3);
+  const auto said = ::testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(waits.empty());
+  EXPECT_NE(said.find("carries no plant"), std::string::npos) << said;
 }
 
 }  // namespace

@@ -375,6 +375,30 @@ TEST(Placements, MeasurementSpreadsOverChunksAndRebindsEachTime) {
   EXPECT_TRUE(session.checked_run().passed);
 }
 
+// A row held at its power cap measures one cycle of the power control over its placements: the
+// figure is the pooled median over the cycle (each chunk holds only a part of it), and the chunks
+// are still recorded.
+TEST(Placements, OverOnePowerCycleTheFigureIsThePooledMedian) {
+  Fixture f(true);
+  PlanSession session(f.data, *f.provider, *f.stream, f.instance->spec());
+  MeasureOptions o;
+  o.placements = 3;
+  o.batch = 4;
+  session.set_measure_options(o);
+  AdaptiveLimits caps;
+  caps.min_iters = 9;
+  PowerCycleRule rule(0, caps);  // a cycle of 0 ms: stops at the 9 samples
+  const auto m = session.measure(rule, true);
+  ASSERT_TRUE(m.timing.placements);
+  EXPECT_EQ(m.timing.placements->chunks, 3);
+  EXPECT_EQ(m.timing.stop_reason, "cycle");
+  EXPECT_TRUE(m.timing.converged);
+  EXPECT_EQ(m.kernel.n, 9);
+  EXPECT_DOUBLE_EQ(m.kernel.median, summarize(m.timing.samples_ms).median);
+  // No clock source: nothing to put the chunks' spread at a common clock.
+  EXPECT_FALSE(m.timing.placements->spread_at_clock);
+}
+
 // A host row probes the fork-join of as many threads as its provider runs: the reference on one
 // thread (DNNBENCH_REFERENCE_THREADS=1) records no probe, on two a two-thread one; a device row none.
 TEST(Sampler, HostSyncProbeFollowsTheProvidersOwnThreads) {
