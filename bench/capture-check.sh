@@ -10,13 +10,21 @@
 #
 #   bench/capture-check.sh OUT_DIR [MODEL...]      MODEL: resnet50 bert llama (default: all three)
 #
-# Environment: DNNBENCH_BIN (default build/gpu/dnnbench), RUN_ARGS (extra `dnnbench run` options).
+# Environment: DNNBENCH_BIN (default build/gpu919/dnnbench, the build against PyTorch's cuDNN, which
+# the captures were made with, else build/gpu/dnnbench), RUN_ARGS (extra `dnnbench run` options).
+# The comparison says when the run's cuDNN is not the capture's: picks and kernel names follow it.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 [ $# -ge 1 ] || { echo "usage: bench/capture-check.sh OUT_DIR [resnet50|bert|llama ...]" >&2; exit 2; }
 out=$1; shift
 models=("$@"); [ ${#models[@]} -gt 0 ] || models=(bert llama resnet50)
 bin=${DNNBENCH_BIN:-build/gpu/dnnbench}
+if [ -z "${DNNBENCH_BIN:-}" ] && [ -x build/gpu919/dnnbench ]; then
+  bin=build/gpu919/dnnbench
+  . bench/lib/gpu-env.sh
+  cudnn919=$(torch_cudnn_dir)
+  [ -n "$cudnn919" ] && export LD_LIBRARY_PATH="$cudnn919/lib:$LD_LIBRARY_PATH"
+fi
 [ -x "$bin" ] || { echo "capture-check: no dnnbench binary at $bin (set DNNBENCH_BIN)" >&2; exit 2; }
 mkdir -p "$out" || exit 2
 rc=0

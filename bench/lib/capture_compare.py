@@ -40,17 +40,21 @@ def engine_ran(sources):
 
 def compare(manifest, run, kernels):
     torch = {k["name"]: k for k in kernels.get("kernels", [])}
-    rows_by_file = {}
+    # A run of the import folder names each graph by the manifest's name and its path by where the
+    # log holds it; a run of the files one by one, by the file's path.
+    rows_by_name, rows_by_file = {}, {}
     for g in run.get("graphs", []):
         path = g.get("graph_path") or ""
         rows_by_file[path.rsplit("/", 1)[-1]] = g
+        if g.get("graph_name"):
+            rows_by_name.setdefault(g["graph_name"], g)
     graphs = []
     dnn_by_name = {}  # kernel name -> [expected launches a step, us a step]
     executions = passed_executions = 0
     for entry in manifest.get("graphs", []):
         count = entry.get("count", 1)
         executions += count
-        g = rows_by_file.get(entry["file"])
+        g = rows_by_file.get(entry["file"]) or rows_by_name.get(entry["name"])
         row = (g or {}).get("results", [None])[0] if g and g.get("results") else None
         rec = {"graph": entry["name"], "file": entry["file"], "count": count,
                "ops": entry.get("ops", []), "framework_engine": engine_ran(entry.get("sources", []))}
@@ -102,6 +106,19 @@ def compare(manifest, run, kernels):
     return {"summary": summary, "graphs": graphs}
 
 
+def version_note(manifest, run):
+    """A line when the run's cuDNN is not the one the capture was made with (its log's name says
+    cudnnX.Y): the heuristic's picks and the kernels' names follow the version, so the same-kernel
+    counts then say little."""
+    captured = {m.group(1) for i in manifest.get("inputs", []) for m in [re.search(r"cudnn(\d+\.\d+)", i)] if m}
+    device = ((run.get("metadata", {}).get("providers", {}).get("cudnn") or {}).get("device") or {})
+    ran = ".".join(str(device.get("cudnn_version", "")).split(".")[:2])
+    if not captured or not ran or ran in captured:
+        return ""
+    return (f"run on cuDNN {ran}, captured on cuDNN {', '.join(sorted(captured))}: its picks and kernel names "
+            "follow the version (run the build against the framework's cuDNN to compare kernels)")
+
+
 def self_test():
     """The comparison on a made-up capture: two graphs, one run twice by the framework."""
     manifest = {"graphs": [
@@ -112,7 +129,9 @@ def self_test():
     run = {"graphs": [
         {"graph_path": "cap/0001_g1.json", "results": [{"status": "success", "passed": True, "engine_name": "eng3",
                                                         "kernels": [{"name": "conv_k", "launches": 1, "median_ms": 0.010}]}]},
-        {"graph_path": "cap/0002_g2.json", "results": [{"status": "success", "passed": True, "engine_name": "eng0",
+        # A run of the import folder: the graph by the manifest's name, its path where the log holds it.
+        {"graph_name": "g2", "graph_path": "log:20 (process 1, thread 1)",
+         "results": [{"status": "success", "passed": True, "engine_name": "eng0",
                                                         "kernels": [{"name": "gemm_k", "launches": 2, "median_ms": 0.005},
                                                                     {"name": "other_k", "launches": 1, "median_ms": 0.001}]}]},
         {"graph_path": "cap/0003_g3.json", "status": "error", "results": []}]}
@@ -127,6 +146,13 @@ def self_test():
         (s["kernel_names_not_in_framework"], ["other_k"]),
         (round(s["matched_us_dnnbench"], 6), 30.0), (s["matched_us_framework"], 31.0),
         (s["launches_matched"]["conv_k"], {"dnnbench": 2, "framework": 2}),
+    ]
+    checks += [
+        (version_note({"inputs": ["x-cudnn9.19.log.xz"]},
+                      {"metadata": {"providers": {"cudnn": {"device": {"cudnn_version": "9.14.0"}}}}})[:38],
+         "run on cuDNN 9.14, captured on cuDNN 9"),
+        (version_note({"inputs": ["x-cudnn9.19.log.xz"]},
+                      {"metadata": {"providers": {"cudnn": {"device": {"cudnn_version": "9.19.1"}}}}}), ""),
     ]
     bad = [(got, want) for got, want in checks if got != want]
     for got, want in bad:
@@ -147,6 +173,9 @@ def main():
     manifest = load(f"{a.import_dir}/manifest.json", "the import manifest")
     result = compare(manifest, load(a.run_json, "the run"), load(a.kernels_json, "the framework's kernels"))
     s = result["summary"]
+    note = version_note(manifest, load(a.run_json, "the run"))
+    if note:
+        print(f"{a.import_dir}: {note}")
     share = s["executions_share"]
     print(f"{a.import_dir}: {s['graphs']} graphs, {s['executions']} executions; run and passed: "
           f"{s['executions_run_and_passed']} ({share:.1%})" if share is not None else f"{a.import_dir}: empty")
