@@ -334,7 +334,8 @@ std::vector<RunOptionSpec> make_table() {
        .kind = K::number,
        .value_name = "MS",
        .help = "A GPU row whose warm-up found the device at its power cap waits for the power to settle "
-               "and measures at least this long, one cycle of the driver's power control (0: no minimum)",
+               "and measures this long, one cycle of the driver's power control; its figure is the median "
+               "over that cycle (0: no cycle, the adaptive rule as below the cap)",
        .default_text = shown(d.measure.capped_min_ms),
        .min = 0,
        .set = [](C& c, const V& v) { c.options.measure.capped_min_ms = as_number(v); }},

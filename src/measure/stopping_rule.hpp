@@ -98,11 +98,12 @@ class AdaptiveMedianRule final : public StoppingRule {
 
 // A row held at its power cap: the driver moves the SM clock in a cycle of about a second, and a
 // capped GEMM's time goes up and down with it by 5-10% (peak to trough up to 15%). A window of
-// exactly one cycle holds every phase once: on the H100, pooled medians of 1.0 s windows of six
-// capped GEMM rows' samples read within 0.2-0.7% (sd) wherever the window started, 1.3 s windows
-// 1.0-1.8%, 0.6 s windows 1.3-3.0%; an interval that closes (AdaptiveMedianRule) ends at an
-// arbitrary phase past the cycle (bench/results/power-cycle.json). So the rule stops at the cycle:
-// `cycle_ms` of samples, and at least min_iters of them, within the same caps as the adaptive rule.
+// exactly one cycle holds every phase once: on the H100, pooled medians of 1.0 s windows of 13
+// capped GEMM rows' samples read within 0.2-0.7% (sd) wherever the window started; 1.3 s windows
+// up to 1.8%, 0.6 s windows up to 3.0%, and a median of three 1/3 s chunks up to 1.7%
+// (bench/results/power-cycle.json). An interval that closes (AdaptiveMedianRule) ends at an
+// arbitrary phase past the cycle. So the rule stops at the cycle: `cycle_ms` of samples, and at
+// least min_iters of them, within the adaptive rule's caps.
 class PowerCycleRule final : public StoppingRule {
  public:
   PowerCycleRule(double cycle_ms, AdaptiveLimits caps) : cycle_ms_(cycle_ms), caps_(caps) {}

@@ -148,9 +148,8 @@ std::optional<TimingInfo> timing_from_json(const json& t) {
         TimingInfo::OtherRegime{get<std::string>(o, "regime"), get<std::int64_t>(o, "samples"),
                                 num(o, "median_ms"), get_opt<double>(o, "sm_mhz")};
   if (const auto& p = at_or_null(t, "placements"); !p.is_null())
-    timing.placements =
-        TimingInfo::Placements{get<std::int64_t>(p, "chunks"), get<std::vector<double>>(p, "medians_ms"),
-                               num(p, "spread"), get_if_present<double>(p, "spread_at_clock")};
+    timing.placements = TimingInfo::Placements{get<std::int64_t>(p, "chunks"),
+                                               get<std::vector<double>>(p, "medians_ms"), num(p, "spread")};
   if (const auto& h = at_or_null(t, "host_sync"); !h.is_null())
     timing.host_sync =
         TimingInfo::HostSync{get<std::int64_t>(h, "threads"), num(h, "before_us"), num(h, "after_us")};

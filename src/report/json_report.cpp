@@ -49,10 +49,7 @@ json other_regime_to_json(const std::optional<TimingInfo::OtherRegime>& other) {
 
 json placements_to_json(const std::optional<TimingInfo::Placements>& p) {
   if (!p) return nullptr;
-  return {{"chunks", p->chunks},
-          {"medians_ms", p->medians_ms},
-          {"spread", p->spread},
-          {"spread_at_clock", p->spread_at_clock ? json(*p->spread_at_clock) : json(nullptr)}};
+  return {{"chunks", p->chunks}, {"medians_ms", p->medians_ms}, {"spread", p->spread}};
 }
 
 json host_sync_to_json(const std::optional<TimingInfo::HostSync>& h) {

@@ -30,8 +30,7 @@ std::optional<double> repeat_spread(const RowResult& row) {
 
 std::optional<double> placement_spread(const RowResult& row) {
   if (!row.timing || !row.timing->placements || row.timing->placements->chunks < 2) return std::nullopt;
-  // At the power cap the chunks' plain spread is the clock's cycle (TimingInfo::Placements).
-  return row.timing->placements->spread_at_clock.value_or(row.timing->placements->spread);
+  return row.timing->placements->spread;
 }
 
 std::int64_t placement_chunks(const RowResult& row) {

@@ -76,14 +76,12 @@ struct TimingInfo {
   // - 1 of the chunk medians) is the run-to-run noise `compare` judges a change against when the
   // rows have no --repeat (report/noise_model.hpp).
   // A row held at its power cap (stop_reason "cycle") takes its figure as the pooled median over
-  // one whole cycle of the driver's power control instead, and `spread_at_clock` is the chunks'
-  // spread of time x SM clock: their plain spread there is where in the cycle each fell
-  // (session/placement_summary.hpp). `compare` judges against spread_at_clock where it is set.
+  // one whole cycle of the driver's power control instead: each chunk holds a third of the cycle,
+  // so there the spread is as much where in the cycle each chunk fell as where its buffers lie.
   struct Placements {
     std::int64_t chunks = 0;
     std::vector<double> medians_ms;  // per chunk, of the primary figure, in the order taken
     double spread = 0;
-    std::optional<double> spread_at_clock;
   };
   std::optional<Placements> placements;
   // A multi-threaded CPU row's machine state (sys/thread_sync_probe.hpp): the fork-join time of

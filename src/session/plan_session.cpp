@@ -31,7 +31,6 @@ constexpr std::int64_t kMaxBatch = 1000;
 // NVML sampling period: the SM clock moves in steps of tens of ms under the power cap, and a
 // reading costs ~0.1 ms of a host core, so 10 ms sees every step at ~1% of one core.
 constexpr double kClockPeriodMs = 10;
-constexpr double kNoReading = std::numeric_limits<double>::quiet_NaN();
 // The placements' seed: fixed, so two runs put their buffers at the same offsets and differ only
 // in what the allocator and the driver hand out.
 constexpr std::uint64_t kPlacementSeed = 0x706c6163656d6e74ull;
@@ -380,11 +379,10 @@ Measurement PlanSession::measure(StoppingRule& rule, bool keep_samples) {
   HostTimer wall;
   const double idle_before = paced_->idle_total_ms();
   double timed_ms = 0;
-  // The samples of each placement's chunk (primary figure, with the SM clock as each ended); the
-  // first chunk is the plain one.
-  std::vector<PlacementChunk> chunks(1);
+  // The samples of each placement's chunk (primary figure); the first chunk is the plain one.
+  std::vector<std::vector<double>> chunks(1);
   double chunk_elapsed_ms = 0;
-  auto add = [&](const Sample& s, double sm_mhz) {
+  auto add = [&](const Sample& s) {
     host_samples.push_back(s.host_ms);
     if (device_timed()) kernel_samples.push_back(s.kernel_ms);
     // The rule judges the primary figure (kernel time where there is one); its caps count the
@@ -392,7 +390,7 @@ Measurement PlanSession::measure(StoppingRule& rule, bool keep_samples) {
     const double primary = device_timed() ? s.kernel_ms : s.host_ms;
     rule.add(primary, s.host_ms * static_cast<double>(n));
     timed_ms += primary * static_cast<double>(n);
-    chunks.back().add(primary, sm_mhz);
+    chunks.back().push_back(primary);
     chunk_elapsed_ms += s.host_ms * static_cast<double>(n);
   };
   std::vector<ClockReading> readings;
@@ -401,7 +399,7 @@ Measurement PlanSession::measure(StoppingRule& rule, bool keep_samples) {
   reused_warmup_ms_ = 0;
   for (const auto& s : steady_samples_) {
     if (rule.finished() && rule.exact_count()) break;
-    add(s, kNoReading);
+    add(s);
     reused_warmup_ms_ += s.host_ms * static_cast<double>(n);
   }
   if (!steady_samples_.empty()) readings = steady_readings_;
@@ -417,7 +415,7 @@ Measurement PlanSession::measure(StoppingRule& rule, bool keep_samples) {
   const auto chunk_samples = (rule.min_samples() + placements - 1) / placements;
   const double chunk_ms = rule.min_elapsed_ms() / static_cast<double>(placements);
   auto chunk_done = [&] {
-    const auto taken = static_cast<std::int64_t>(chunks.back().ms.size());
+    const auto taken = static_cast<std::int64_t>(chunks.back().size());
     // A row at its time cap (a kernel of a second) keeps to it: one sample a placement then.
     if (rule.finished() && rule.stop_reason() == "time-cap") return taken >= 1;
     return taken >= std::max<std::int64_t>(1, chunk_samples) && chunk_elapsed_ms >= chunk_ms;
@@ -434,8 +432,7 @@ Measurement PlanSession::measure(StoppingRule& rule, bool keep_samples) {
         continue;
       }
     }
-    const auto s = current().take(n);
-    add(s, sampler ? sampler->latest().sm_mhz : kNoReading);
+    add(current().take(n));
   }
   Measurement m;
   m.timing.wall_ms = wall.elapsed_ms();
@@ -454,7 +451,7 @@ Measurement PlanSession::measure(StoppingRule& rule, bool keep_samples) {
   m.has_kernel = device_timed();
   if (m.has_kernel) m.kernel = summarize(kernel_samples);
   if (placements > 1) {
-    auto p = summarize_placements(chunks, rule.spans_power_cycle());
+    auto p = summarize_placements(chunks);
     // The figure is the median over placements, not over the pooled samples (where the last,
     // longest chunk would weigh most); but over one whole cycle of the power control, the pooled
     // median (each chunk holds only part of the cycle).

@@ -96,10 +96,12 @@ struct MeasureOptions {
   // Seven samples of ~10 ms with their gaps cost ~0.15 s a capped row.
   std::int64_t other_regime_samples = 7;
   SteadyStateLimits steady;  // warm-up until steady; max_ms is --warmup-max-ms
-  // A row whose warm-up found the device at its power cap measures at least this long: the H200's
+  // A row whose warm-up found the device at its power cap measures this long, one cycle of the
+  // driver's power control, and its figure is the pooled median over it (PowerCycleRule): the
   // driver cycles the clock about once a second there, and a 150 ms row read anywhere from 3%
-  // fast to 9% slow against the cycle's median, a 1 s row within 2% (bench/results/power-settle.json).
-  // --capped-min-ms; 0: no minimum.
+  // fast to 9% slow against the cycle's median, a 1 s row within 2% (bench/results/power-settle.json),
+  // a window of exactly the cycle within 0.2-0.7% (sd) wherever it started (bench/results/power-cycle.json).
+  // --capped-min-ms; 0: no cycle (the adaptive rule, as below the cap).
   double capped_min_ms = 1000;
   // Sustained GPU rows sample in batches of about this many ms until the warm-up finds the device
   // held at its power cap, then in 10 ms batches (session/plan_session.cpp, kTargetBatchMs); 10 or 0:

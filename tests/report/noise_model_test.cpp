@@ -289,23 +289,6 @@ TEST(NoiseModel, PlacementSpreadIsTheRunToRunTermWithoutRepeat) {
   EXPECT_EQ(repeated.source, "repeat");
 }
 
-// A row at the power cap: its chunks fell on different parts of the clock's cycle (12% apart) but
-// take the same cycles (1% apart): the band is judged on the latter, so a 5% change can be seen.
-TEST(NoiseModel, AtThePowerCapTheChunksAreJudgedAtACommonClock) {
-  auto capped = [](double spread_at_clock) {
-    auto r = with_placements(row(1.0, 0.05, true), {1.0, 1.12, 1.05});
-    r.timing->placements->spread_at_clock = spread_at_clock;
-    return r;
-  };
-  const auto n = noise_band_for(capped(0.01), capped(0.015), json::object(), json::object(), 0.01);
-  EXPECT_EQ(n.source, "placements");
-  EXPECT_NEAR(n.band, placement_spread_multiple(3) * 0.015, 1e-9);
-  // Without it (below the cap, or an older run's row), the plain spread.
-  const auto plain = noise_band_for(with_placements(row(1.0, 0.05, true), {1.0, 1.12, 1.05}), capped(0.01),
-                                    json::object(), json::object(), 0.01);
-  EXPECT_NEAR(plain.band, placement_spread_multiple(3) * 0.12, 1e-9);
-}
-
 TEST(NoiseModel, PlacementMultipleShrinksWithMoreChunks) {
   // 3 sigma of the difference of two medians over k placements, per unit of one row's range.
   EXPECT_NEAR(placement_spread_multiple(3), 1.81, 0.01);

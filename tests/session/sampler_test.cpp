@@ -395,8 +395,6 @@ TEST(Placements, OverOnePowerCycleTheFigureIsThePooledMedian) {
   EXPECT_TRUE(m.timing.converged);
   EXPECT_EQ(m.kernel.n, 9);
   EXPECT_DOUBLE_EQ(m.kernel.median, summarize(m.timing.samples_ms).median);
-  // No clock source: nothing to put the chunks' spread at a common clock.
-  EXPECT_FALSE(m.timing.placements->spread_at_clock);
 }
 
 // A host row probes the fork-join of as many threads as its provider runs: the reference on one
