@@ -348,13 +348,18 @@ TEST(Placements, FreshBuffersLandElsewhereWithTheSameData) {
   EXPECT_EQ(0, std::memcmp(plain.host(x).data(), moved.host(x).data(), plain.host(x).size_bytes()));
 }
 
-TEST(Placements, MeasurementSpreadsOverChunksAndRebindsEachTime) {
-  Fixture f(true);
-  PlanSession session(f.data, *f.provider, *f.stream, f.instance->spec());
+// Sets `session` to measure over three placements in batches of 4.
+void three_placements(PlanSession& session) {
   MeasureOptions o;
   o.placements = 3;
   o.batch = 4;
   session.set_measure_options(o);
+}
+
+TEST(Placements, MeasurementSpreadsOverChunksAndRebindsEachTime) {
+  Fixture f(true);
+  PlanSession session(f.data, *f.provider, *f.stream, f.instance->spec());
+  three_placements(session);
   FixedCountRule rule(9);
   const auto m = session.measure(rule, false);
   ASSERT_TRUE(m.timing.placements);
@@ -381,10 +386,7 @@ TEST(Placements, MeasurementSpreadsOverChunksAndRebindsEachTime) {
 TEST(Placements, OverOnePowerCycleTheFigureIsThePooledMedian) {
   Fixture f(true);
   PlanSession session(f.data, *f.provider, *f.stream, f.instance->spec());
-  MeasureOptions o;
-  o.placements = 3;
-  o.batch = 4;
-  session.set_measure_options(o);
+  three_placements(session);
   AdaptiveLimits caps;
   caps.min_iters = 9;
   PowerCycleRule rule(0, caps);  // a cycle of 0 ms: stops at the 9 samples
