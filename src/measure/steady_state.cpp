@@ -50,8 +50,8 @@ void SteadyStateDetector::add(double sample_ms, const WarmupSensors& sensors, do
   // driver then cycles the clock about once a second, so window medians 50 ms apart disagree by up
   // to 15% however long the warm-up waits (it waited 0.4-0.9 s a capped row for nothing), and the
   // measurement spans a whole cycle (PowerCycleRule). Without power readings the times decide.
-  const bool settled_at_cap = capped_ && !powers_.empty() && power_settled();
-  steady_ = loaded && (settled_at_cap || (times_agree && clocks_agree && (!capped_ || power_settled())));
+  const bool power_decides = capped_ && !powers_.empty();
+  steady_ = loaded && (power_decides ? power_settled() : times_agree && clocks_agree);
 }
 
 bool SteadyStateDetector::power_settled() const {

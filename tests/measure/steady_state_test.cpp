@@ -108,16 +108,12 @@ TEST(SteadyState, ASustainedDeviceRowLoadsTheDeviceLongEnoughForTheDriverToAnswe
   SteadyStateLimits limits;
   limits.max_ms = 1e9;
   SteadyStateDetector d(limits);
-  int n = 0;
-  while (!d.finished()) {
-    d.add(1.0, WarmupSensors{.sm_mhz = 1980, .power_w = 400, .power_limit_w = 700}, 2.0);
-    ++n;
-  }
+  while (!d.finished()) d.add(1.0, WarmupSensors{.sm_mhz = 1980, .power_w = 400, .power_limit_w = 700}, 2.0);
   EXPECT_TRUE(d.steady());
   EXPECT_GE(d.elapsed_ms(), limits.min_load_ms);
   EXPECT_LE(d.elapsed_ms(), limits.min_load_ms + 5 * 2.0);  // the window that crosses it
   SteadyStateDetector host(limits);
-  n = 0;
+  int n = 0;
   while (!host.finished()) host.add(1.0, WarmupSensors{}, 2.0), ++n;
   EXPECT_EQ(n, 15);
 }
