@@ -229,6 +229,11 @@ class Provider {
   // parallel_for); 0: the OpenMP runtime's (MeasureOptions::host_sync_threads). A row on one
   // thread records no fork-join probe, so compare does not hold it UNDECIDED on the probe's states.
   virtual int host_threads() const { return 0; }
+  // Whether a host provider's executions take as long as its cores make them: then the core ruler
+  // (sys/core_ruler.hpp) reads the cores beside its samples and `compare` holds rows measured on
+  // differently free cores UNDECIDED. False for executions held to a wall-clock deadline (the
+  // crashtest provider's DNNBENCH_CRASHTEST_SPIN_MS), whose time the cores do not move.
+  virtual bool runs_at_core_speed() const { return true; }
   // Device description for results (name, compute capability, SM count, memory, driver, ...);
   // empty for host providers.
   virtual std::vector<std::pair<std::string, std::string>> device_properties() { return {}; }

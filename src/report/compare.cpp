@@ -128,6 +128,13 @@ ComparedRow pair_rows(const GraphResult& ga, const GraphResult& gb, const RowRes
     out.noise_source = "host-sync";
     out.note = differs;
   }
+  // Measured on differently free cores (a VM's host sharing or down-clocking them): not judged.
+  if (const auto differs = core_state_difference(*a, *b, *out.ratio, out.band);
+      !differs.empty() && out.noise_source != "host-sync") {
+    out.verdict = Verdict::undecided;
+    out.noise_source = "core-state";
+    out.note = differs;
+  }
   return out;
 }
 
@@ -286,14 +293,18 @@ Comparison compare_runs(const RunFile& ra, const RunFile& rb, const CompareOptio
         c.only_in_a.push_back(fmt::format("{} {} {}", ga.graph_name, row.provider, engine_of(row)));
   // The whole comparison's own spread widens the rows' bands where it is larger
   // (report/noise_model.hpp, suite_spread_band).
-  // Rows measured in two machine states (host-sync) are left out of it and stay unjudged.
+  // Rows measured in two machine states (host-sync, core-state) are left out of it and stay
+  // unjudged.
+  const auto machine_state_differs = [](const ComparedRow& row) {
+    return row.noise_source == "host-sync" || row.noise_source == "core-state";
+  };
   std::vector<double> ratios;
   for (const auto& row : c.rows)
-    if (row.verdict && row.noise_source != "host-sync") ratios.push_back(row.ratio->ratio);
+    if (row.verdict && !machine_state_differs(row)) ratios.push_back(row.ratio->ratio);
   c.suite_band = suite_spread_band(ratios);
   if (c.suite_band)
     for (auto& row : c.rows)
-      if (row.verdict && row.noise_source != "host-sync" && *c.suite_band > row.band) {
+      if (row.verdict && !machine_state_differs(row) && *c.suite_band > row.band) {
         row.band = *c.suite_band;
         row.noise_source = "suite-spread";
         row.verdict = judge(*row.ratio, row.band);

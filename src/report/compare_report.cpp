@@ -104,6 +104,11 @@ void print_comparison(std::ostream& out, const Comparison& c) {
                  "{} row(s) UNDECIDED (host-sync): the two runs measured them while the machine's thread "
                  "synchronization differed (a VM's vCPUs); re-run, or measure with OMP_NUM_THREADS=1\n",
                  it->second);
+    if (const auto it = sources.find("core-state"); it != sources.end())
+      fmt::print(out,
+                 "{} row(s) UNDECIDED (core-state): the two runs measured them on differently free cores (a "
+                 "VM's host sharing or down-clocking them; timing.core_state); re-run\n",
+                 it->second);
   }
   if (!c.only_in_a.empty() || !c.only_in_b.empty())
     fmt::print(out, "Not joined: {} row(s) only in A, {} only in B\n", c.only_in_a.size(),

@@ -153,6 +153,10 @@ std::optional<TimingInfo> timing_from_json(const json& t) {
   if (const auto& h = at_or_null(t, "host_sync"); !h.is_null())
     timing.host_sync =
         TimingInfo::HostSync{get<std::int64_t>(h, "threads"), num(h, "before_us"), num(h, "after_us")};
+  if (const auto& c = at_or_null(t, "core_state"); !c.is_null())
+    timing.core_state =
+        TimingInfo::CoreState{get<std::int64_t>(c, "threads"), num(c, "ruler_us"), num(c, "best_us"),
+                              get<std::int64_t>(c, "windows"), get<std::int64_t>(c, "disturbed_windows")};
   if (const auto& c = at_or_null(t, "cache_fit"); !c.is_null())
     timing.cache_fit =
         TimingInfo::CacheFit{get<std::int64_t>(c, "working_set_bytes"), get<std::int64_t>(c, "cache_bytes"),

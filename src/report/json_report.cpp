@@ -57,6 +57,15 @@ json host_sync_to_json(const std::optional<TimingInfo::HostSync>& h) {
   return {{"threads", h->threads}, {"before_us", h->before_us}, {"after_us", h->after_us}};
 }
 
+json core_state_to_json(const std::optional<TimingInfo::CoreState>& c) {
+  if (!c) return nullptr;
+  return {{"threads", c->threads},
+          {"ruler_us", c->ruler_us},
+          {"best_us", c->best_us},
+          {"windows", c->windows},
+          {"disturbed_windows", c->disturbed_windows}};
+}
+
 json cache_fit_to_json(const std::optional<TimingInfo::CacheFit>& c, const std::string& cache_mode) {
   if (!c) return nullptr;
   return {{"working_set_bytes", c->working_set_bytes},
@@ -90,6 +99,7 @@ json timing_to_json(const std::optional<TimingInfo>& timing) {
       {"other_regime", other_regime_to_json(timing->other_regime)},
       {"placements", placements_to_json(timing->placements)},
       {"host_sync", host_sync_to_json(timing->host_sync)},
+      {"core_state", core_state_to_json(timing->core_state)},
       {"cache_fit", cache_fit_to_json(timing->cache_fit, timing->cache_mode)},
       {"clocks", clocks_to_json(timing->clocks)},
       {"clock_unstable", timing->clocks ? json(timing->clocks->clock_unstable) : json(nullptr)},

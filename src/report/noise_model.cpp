@@ -163,6 +163,18 @@ std::string host_sync_difference(const RowResult& a, const RowResult& b) {
   return fmt::format("the machine's thread synchronization differed: {:.2f} us in A, {:.2f} us in B", x, y);
 }
 
+std::string core_state_difference(const RowResult& a, const RowResult& b, const TimeRatio& ratio,
+                                  double band) {
+  if (!a.timing || !b.timing || !a.timing->core_state || !b.timing->core_state) return "";
+  const double x = a.timing->core_state->ruler_us, y = b.timing->core_state->ruler_us;
+  if (x <= 0 || y <= 0 || std::max(x, y) / std::min(x, y) <= kCoreStateTolerance) return "";
+  const double nearest = ratio.ci_lo > 1 ? ratio.ci_lo : ratio.ci_hi < 1 ? ratio.ci_hi : 1;
+  if (!(nearest > 0)) return "";
+  const double reach = kCoreStateReach * std::abs(std::log(y / x)) + std::log1p(band);
+  if (std::abs(std::log(nearest)) > reach) return "";
+  return fmt::format("the cores ran the core ruler in {:.2f} us in A, {:.2f} us in B", x, y);
+}
+
 std::string host_sync_warning(const std::vector<GraphResult>& graphs) {
   double lo = 0, hi = 0;
   std::size_t rows = 0;

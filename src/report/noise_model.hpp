@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/results.hpp"
+#include "report/verdict.hpp"
 
 namespace dnnbench {
 
@@ -101,6 +102,26 @@ inline constexpr double kHostSyncTolerance = 1.10;
 // recorded it and it differs by more than kHostSyncTolerance; "" otherwise. Such a pair is not
 // judged (UNDECIDED): its ratio is the machine's as much as the code's.
 std::string host_sync_difference(const RowResult& a, const RowResult& b);
+
+// Two host rows measured on differently free cores: their core-ruler readings
+// (TimingInfo::core_state, sys/core_ruler.hpp) differ by more than this ratio. The ruler is the
+// same loop in every run, and its undisturbed readings lay within 1.008x of each other on the
+// 2-vCPU VM; the shared or down-clocked cores read 1.07-1.73x.
+inline constexpr double kCoreStateTolerance = 1.10;
+
+// How far a difference of cores can move a row, as a power of the readings' ratio: on the VM a
+// one-thread eltwise moved 1.71x with the ruler's 1.38x (1.66 in logs), a two-thread one 1.40x
+// with 1.70x (bench/results/core-ruler.json); 2 covers both with a margin.
+inline constexpr double kCoreStateReach = 2.0;
+
+// "the cores ran the core ruler in 1.27 us in A, 1.76 us in B" when both rows recorded readings
+// that differ by more than kCoreStateTolerance and the change B/A (`ratio`, at the edge of its
+// interval nearest 1) is one such a difference could make: within `band` of kCoreStateReach
+// powers of the readings' ratio. "" otherwise: the same cores, or a change no core explains (a
+// reference engine 10x slower than the library's) is judged as any row. A pair with the text is
+// not judged (UNDECIDED, noise source "core-state").
+std::string core_state_difference(const RowResult& a, const RowResult& b, const TimeRatio& ratio,
+                                  double band);
 
 // A warning when the machine's thread synchronization moved by more than kHostSyncTolerance over
 // one run's rows (their TimingInfo::host_sync); "" when it held (or no row recorded it).

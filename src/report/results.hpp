@@ -93,6 +93,17 @@ struct TimingInfo {
     double mean_us() const { return (before_us + after_us) / 2; }
   };
   std::optional<HostSync> host_sync;
+  // A host row's cores while it measured (sys/core_ruler.hpp): `ruler_us` the median of the core
+  // ruler's readings over its samples (one a kCoreRulerWindowMs window), `best_us` the best this
+  // process read; `windows` readings, `disturbed_windows` of them over kCoreDisturbedAbove x best.
+  // `compare` does not judge two rows whose readings differ by more than kCoreStateTolerance
+  // (report/noise_model.hpp).
+  struct CoreState {
+    std::int64_t threads = 0;
+    double ruler_us = 0, best_us = 0;
+    std::int64_t windows = 0, disturbed_windows = 0;
+  };
+  std::optional<CoreState> core_state;
   // The bytes one execution touches (the plan's bound tensors and its workspace) against the
   // device's last-level cache (GPU L2, CPU LLC). A hot row whose working set is within a quarter
   // to twice the cache reads part of it from the cache where a layer inside a network, whose

@@ -16,6 +16,19 @@
 namespace dnnbench {
 namespace {
 
+// What the core ruler read over one measurement: its tally now less its tally `before` it. A
+// measurement inside one window (begun in the warm-up's) has that window's reading.
+std::optional<TimingInfo::CoreState> core_state_since(const CoreRulerTally& before,
+                                                      const CoreRulerTally& now) {
+  std::vector<double> readings(
+      now.readings_us.begin() + static_cast<std::ptrdiff_t>(before.readings_us.size()),
+      now.readings_us.end());
+  if (readings.empty() && !now.readings_us.empty()) readings.push_back(now.readings_us.back());
+  if (readings.empty()) return std::nullopt;
+  return TimingInfo::CoreState{now.threads, median_of(readings), now.best_us, now.windows - before.windows,
+                               now.disturbed_windows - before.disturbed_windows};
+}
+
 // Back-to-back executions per device-timed sample. One event pair per launch doubles a ~25 us
 // kernel on the H200 (launch gaps land inside the pair; shared/reference/ANCHORS.md), so short
 // kernels are batched until a batch lasts about kTargetBatchMs. 10 ms, not 1: between samples the
@@ -376,6 +389,9 @@ Measurement PlanSession::measure(StoppingRule& rule, bool keep_samples) {
   const auto sync_threads = host_sync_threads();
   const bool probe_sync = sync_threads >= 2;
   const auto sync_before = probe_sync ? thread_sync_us(sync_threads) : std::optional<double>();
+  // The core ruler's readings so far (a host row's): the measurement's are what it adds.
+  const CoreRulerTally* ruler = sampler_->core_ruler();
+  const CoreRulerTally ruler_before = ruler ? *ruler : CoreRulerTally{};
   HostTimer wall;
   const double idle_before = paced_->idle_total_ms();
   double timed_ms = 0;
@@ -439,6 +455,7 @@ Measurement PlanSession::measure(StoppingRule& rule, bool keep_samples) {
   if (sync_before)
     if (const auto sync_after = thread_sync_us(sync_threads))
       m.timing.host_sync = TimingInfo::HostSync{sync_threads, *sync_before, *sync_after};
+  if (ruler) m.timing.core_state = core_state_since(ruler_before, *ruler);
   if (sampler) {
     const auto taken = sampler->stop();
     readings.insert(readings.end(), taken.begin(), taken.end());

@@ -3,19 +3,31 @@
 // the measure options (make_sampler); the warm-up and measurement loop (session/plan_session.cpp)
 // only asks for samples. Cold flushes, idle gaps and the paced regime wrap another sampler.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "measure/cache_flusher.hpp"
 #include "session/plan_instance.hpp"
 #include "session/run_options.hpp"
+#include "sys/core_ruler.hpp"
 
 namespace dnnbench {
 
 // One sample's time per execution; kernel_ms is NaN where there is no device timer.
 struct Sample {
   double host_ms = 0, kernel_ms = 0;
+};
+
+// What the core ruler (make_core_ruler_sampler) read so far: one reading a window, how many of
+// them were over kCoreDisturbedAbove times the best, and the best.
+struct CoreRulerTally {
+  std::int64_t threads = 0;
+  std::int64_t windows = 0, disturbed_windows = 0;
+  double best_us = 0;
+  std::vector<double> readings_us;
 };
 
 class Sampler {
@@ -47,6 +59,8 @@ class Sampler {
   // a small working set keeps ~10 ms samples (its time is then its arithmetic's, which the cache
   // barely moves) instead of batches of a whole 256-set round.
   virtual void fit_batch(std::int64_t /*executions*/) {}
+  // The core ruler's readings where samples pass one (host rows), else nullptr.
+  virtual const CoreRulerTally* core_ruler() const { return nullptr; }
 };
 
 // At most this many executions are queued behind a stream gate (a cuDNN execution is a few
@@ -86,6 +100,18 @@ RotationPlan plan_rotation(std::int64_t working_set_bytes, std::int64_t cache_by
 // rotation copies, made here).
 std::unique_ptr<Sampler> make_rotating_sampler(std::unique_ptr<Sampler> inner, PlanInstance& instance);
 
+// A host row's samples with the state of its cores beside them: every kCoreRulerWindowMs (or
+// longer, see kCoreRulerMaxShare), before the next sample, `ruler` reads the cores of the row's `threads`
+// (read_core_ruler; tests script it). 5 ms: a reading costs ~8 us on two threads (a parallel region of a
+// large team tens), and the states it sees last 0.2 s and more.
+inline constexpr double kCoreRulerWindowMs = 5;
+// The share of a row's time the readings may take: a reading that took longer (a team waiting a
+// time slice for a thread with no free core) lengthens the next window to keep to it.
+inline constexpr double kCoreRulerMaxShare = 0.02;
+using CoreRuler = std::function<std::optional<CoreReading>()>;
+std::unique_ptr<Sampler> make_core_ruler_sampler(std::unique_ptr<Sampler> inner, CoreRuler ruler,
+                                                 std::int64_t threads);
+
 // The sampler the measure options ask for. Throws when cold mode has no flush for this stream
 // or per-execution events no device timer.
 std::unique_ptr<Sampler> make_sampler(PlanInstance& instance, const MeasureOptions& options);
@@ -107,6 +133,7 @@ class PacedSampler final : public Sampler {
   std::int64_t batch_multiple() const override { return inner_.batch_multiple(); }
   std::int64_t rotation_copies() const override { return inner_.rotation_copies(); }
   void fit_batch(std::int64_t executions) override { inner_.fit_batch(executions); }
+  const CoreRulerTally* core_ruler() const override { return inner_.core_ruler(); }
   // Idles after `sample_ms` of work; returns the idle time.
   double idle_after(double sample_ms);
   double idle_total_ms() const { return idle_total_ms_; }

@@ -1,4 +1,5 @@
 // make_sampler: the one place the measure options choose how samples are taken.
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -24,6 +25,7 @@ class HostLlcFlusher final : public CacheFlusher {
 std::unique_ptr<Sampler> make_sampler(PlanInstance& instance, const MeasureOptions& options) {
   auto& stream = instance.stream();
   auto timer = stream.make_kernel_timer();
+  const bool host_timed = !timer;
   // A host provider's binding reorders into the plan's own layouts, so its executions cannot
   // rotate through buffers without timing the reorders: without a device timer, a rotating row
   // flushes the LLC before each execution instead (as cold).
@@ -53,6 +55,13 @@ std::unique_ptr<Sampler> make_sampler(PlanInstance& instance, const MeasureOptio
           options.cache_mode == CacheMode::rotating ? "rotating is for device providers; instead: " : "");
     if (!flusher) throw std::runtime_error("--cache-mode cold: the provider's stream has no cache flush");
     sampler = make_cold_sampler(std::move(sampler), std::move(flusher), stream);
+  }
+  // Outermost: its readings sit between whole samples, flushes included.
+  if (host_timed && instance.provider().runs_at_core_speed()) {
+    const int own = instance.provider().host_threads();
+    const std::int64_t threads = own > 0 ? own : std::max<std::int64_t>(1, options.host_sync_threads);
+    sampler = make_core_ruler_sampler(
+        std::move(sampler), [threads] { return read_core_ruler(threads); }, threads);
   }
   return sampler;
 }

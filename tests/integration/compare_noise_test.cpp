@@ -71,6 +71,29 @@ TEST(CompareNoise, PlantedTenPercentSlowdownIsSlowerOnEveryPlantedRowAndNowhereE
   }
 }
 
+// A row whose executions are held to a wall-clock deadline runs as long whatever its cores do, so
+// it records no core state and compare judges it whatever the cores read (the test above would
+// otherwise leave planted rows UNDECIDED when the machine's cores moved between its two runs); the
+// same provider running its reference's code records one.
+TEST(CompareNoise, ExecutionsHeldToADeadlineRecordNoCoreState) {
+  if (!provider_built("crashtest")) GTEST_SKIP() << "built without DNNBENCH_TEST_PROVIDERS";
+  TempDir dir;
+  const auto core_state = [&](const std::string& out, std::vector<std::string> env) {
+    env.push_back("DNNBENCH_REFERENCE_THREADS=1");
+    const auto r = run_cli(with_graphs({"run", "-q", "--provider", "crashtest", "--engine", "ok", "--iters",
+                                        "10", "-o", (dir.path() / out).string()},
+                                       {"pointwise_relu"}),
+                           env);
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    return read_json(dir.path() / out)["graphs"][0]["results"][0]["timing"]["core_state"];
+  };
+  EXPECT_TRUE(core_state("held.json", {"DNNBENCH_CRASHTEST_SPIN_MS=1"}).is_null());
+  const auto own = core_state("own.json", {});
+  ASSERT_TRUE(own.is_object()) << own.dump();
+  EXPECT_EQ(own["threads"], 1);
+  EXPECT_GT(own["ruler_us"].get<double>(), 0);
+}
+
 // Two runs, nothing changed: no row may be a regression. The rows are crashtest's `ok` engine,
 // each execution held to a wall-clock deadline (DNNBENCH_CRASHTEST_SPIN_MS), so that the test
 // judges the pipeline (processes, passes, merge, bands, verdicts) and not this machine's speed:

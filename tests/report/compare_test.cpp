@@ -170,6 +170,68 @@ TEST(Compare, RowsMeasuredInDifferentThreadSyncStatesAreUndecided) {
   EXPECT_EQ(host_sync_warning(a.suite.graphs), "");
 }
 
+// Two CPU rows measured on differently free cores (the core ruler read 1.26 us in A, 1.80 us in B:
+// the VM's host shared or down-clocked them) are not judged, and stay out of the suite spread; the
+// same cores (within 10%) are judged as any row.
+TEST(Compare, RowsMeasuredOnDifferentlyFreeCoresAreUndecided) {
+  auto ruled = [](double median, double ruler_us) {
+    auto row = placed_row(median, {median, median * 1.01, median * 0.99}, 0.02);
+    row.timing->core_state = TimingInfo::CoreState{1, ruler_us, 1.26, 10, 0};
+    return row;
+  };
+  const auto a = run({named_graph("g", {ruled(1.0, 1.26)}, "h")});
+  const auto shared = run({named_graph("g", {ruled(1.7, 1.80)}, "h")});
+  const auto c = compare_runs(a, shared, {});
+  ASSERT_EQ(c.rows.size(), 1u);
+  EXPECT_EQ(c.rows[0].verdict, Verdict::undecided);
+  EXPECT_EQ(c.rows[0].noise_source, "core-state");
+  EXPECT_NE(c.rows[0].note.find("1.26 us in A, 1.80 us in B"), std::string::npos) << c.rows[0].note;
+  EXPECT_TRUE(c.regressions().empty());
+  std::ostringstream text;
+  print_comparison(text, c);
+  EXPECT_NE(text.str().find("1 row(s) UNDECIDED (core-state)"), std::string::npos) << text.str();
+  const auto free_cores = run({named_graph("g", {ruled(1.7, 1.30)}, "h")});
+  EXPECT_EQ(compare_runs(a, free_cores, {}).rows[0].verdict, Verdict::slower);
+  // A change no difference of cores explains (3x, against readings 1.43x apart: at most 2.04x
+  // and the band) is judged.
+  const auto far = run({named_graph("g", {ruled(3.0, 1.80)}, "h")});
+  EXPECT_EQ(compare_runs(a, far, {}).rows[0].verdict, Verdict::slower);
+  // One side without readings (older results): judged as before.
+  auto unread = shared;
+  unread.suite.graphs[0].results[0].timing->core_state.reset();
+  EXPECT_EQ(compare_runs(a, unread, {}).rows[0].verdict, Verdict::slower);
+}
+
+// Rows measured on shared cores in B (35 of 66, 1.2-1.9x, each its own) stay out of the suite
+// spread: otherwise they would be its bulk, and its band would hide a real 10% change on free
+// cores; the 30 rows that agree keep the band tight.
+TEST(Compare, RowsOnSharedCoresStayOutOfTheSuiteSpread) {
+  std::vector<GraphResult> ga, gb;
+  auto add = [&](int i, double ratio, double ruler_b_us) {
+    auto row_a = placed_row(1.0, {1.0, 1.01, 0.99}, 0.02);
+    row_a.timing->core_state = TimingInfo::CoreState{1, 1.26, 1.26, 10, 0};
+    auto row_b = placed_row(ratio, {1.0, 1.01, 0.99}, 0.02);
+    row_b.timing->core_state = TimingInfo::CoreState{1, ruler_b_us, 1.26, 10, 0};
+    const auto name = "g" + std::to_string(i);
+    ga.push_back(named_graph(name, {row_a}, name));
+    gb.push_back(named_graph(name, {row_b}, name));
+  };
+  for (int i = 0; i < 30; ++i) add(i, 1.0 + 0.002 * (i % 5), 1.27);
+  add(30, 1.10, 1.27);  // the real change
+  for (int i = 0; i < 35; ++i) add(31 + i, 1.2 + 0.02 * i, 1.9);
+  const auto c = compare_runs(run(ga), run(gb), {});
+  int undecided = 0, same = 0;
+  for (const auto& row : c.rows) {
+    if (row.noise_source == "core-state") ++undecided;
+    if (row.verdict == Verdict::same) ++same;
+  }
+  EXPECT_EQ(undecided, 35);
+  EXPECT_EQ(same, 30);
+  EXPECT_EQ(c.slower, 1);
+  ASSERT_TRUE(c.suite_band);
+  EXPECT_LT(*c.suite_band, 0.05);
+}
+
 TEST(Compare, JoinsByContentHashAcrossRenamedFiles) {
   const auto a = run({named_graph("old_name", {timed_row("onednn", "e", 1.0)}, "same-hash")});
   const auto b = run({named_graph("new_name", {timed_row("onednn", "e", 1.5)}, "same-hash")});

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <thread>
 
 #include "../support/graph_builder.hpp"
 #include "measure/stopping_rule.hpp"
@@ -428,6 +429,77 @@ TEST(Sampler, HostSyncProbeFollowsTheProvidersOwnThreads) {
   EXPECT_EQ(probe_threads("2", false), 2);
   EXPECT_EQ(probe_threads("8", false), 4);
   EXPECT_EQ(probe_threads("2", true), 0);
+}
+
+// A host row's samples carry the state of its cores: one core-ruler reading a window, before the
+// next sample, the disturbed ones counted against the best; the samples themselves pass unchanged.
+TEST(Sampler, CoreRulerReadsOncePerWindowAndCountsTheDisturbedOnes) {
+  Fixture f(false);
+  int calls = 0;
+  double us = 1.0;
+  auto sampler = make_core_ruler_sampler(
+      make_host_sampler(*f.instance),
+      [&]() -> std::optional<CoreReading> {
+        ++calls;
+        return CoreReading{us, 1.0};
+      },
+      2);
+  ASSERT_TRUE(sampler->core_ruler());
+  EXPECT_GT(sampler->take(1).host_ms, 0);
+  sampler->take(1);
+  EXPECT_EQ(calls, 1);  // both samples inside the first window
+  us = 1.5;             // a shared core: over kCoreDisturbedAbove x the best
+  std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(kCoreRulerWindowMs + 1));
+  sampler->take(1);
+  EXPECT_EQ(calls, 2);
+  const auto& tally = *sampler->core_ruler();
+  EXPECT_EQ(tally.threads, 2);
+  EXPECT_EQ(tally.windows, 2);
+  EXPECT_EQ(tally.disturbed_windows, 1);
+  EXPECT_EQ(tally.readings_us, (std::vector<double>{1.0, 1.5}));
+  EXPECT_DOUBLE_EQ(tally.best_us, 1.0);
+}
+
+// A reading that takes long (a team waiting for a thread with no free core) stretches the next
+// window, so that reading keeps to kCoreRulerMaxShare of the row's time.
+TEST(Sampler, ASlowCoreReadingLengthensTheWindow) {
+  Fixture f(false);
+  int calls = 0;
+  auto sampler = make_core_ruler_sampler(
+      make_host_sampler(*f.instance),
+      [&]() -> std::optional<CoreReading> {
+        ++calls;
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));  // a window of 100 ms next
+        return CoreReading{1.0, 1.0};
+      },
+      2);
+  sampler->take(1);
+  std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(kCoreRulerWindowMs + 1));
+  sampler->take(1);
+  EXPECT_EQ(calls, 1);
+}
+
+// A host row records its cores' state over the measurement (the median reading of its windows)
+// for the team its provider runs; a device-timed row has none.
+TEST(Sampler, HostRowsRecordTheirCoresStateAndDeviceRowsNone) {
+  auto core_state = [](bool device) {
+    setenv("DNNBENCH_REFERENCE_THREADS", "2", 1);
+    Fixture f(device);
+    PlanSession session(f.data, *f.provider, *f.stream, f.instance->spec());
+    session.set_measure_options(hot_options());
+    FixedCountRule rule(20);
+    auto m = session.measure(rule, false);
+    unsetenv("DNNBENCH_REFERENCE_THREADS");
+    return m.timing.core_state;
+  };
+  const auto host = core_state(false);
+  ASSERT_TRUE(host);
+  EXPECT_EQ(host->threads, 2);
+  EXPECT_GE(host->windows, 1);
+  EXPECT_GT(host->ruler_us, 0);
+  EXPECT_LE(host->best_us, host->ruler_us);
+  EXPECT_LE(host->disturbed_windows, host->windows);
+  EXPECT_FALSE(core_state(true));
 }
 
 TEST(Placements, OnePlacementRecordsNone) {

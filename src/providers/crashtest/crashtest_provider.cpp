@@ -144,6 +144,7 @@ class CrashtestProvider final : public Provider {
   std::string_view name() const override { return "crashtest"; }
   DeviceKind device() const override { return DeviceKind::host; }
   int host_threads() const override { return reference_->host_threads(); }
+  bool runs_at_core_speed() const override { return spin_ms() <= 0; }
   std::string version() const override { return "test double (fails on request)"; }
   std::unique_ptr<Stream> make_stream() override { return reference_->make_stream(); }
   std::optional<std::string> device_lost() override { return lost_device(); }
