@@ -111,8 +111,9 @@ inline constexpr double kCoreStateTolerance = 1.10;
 
 // How far a difference of cores can move a row, as a power of the readings' ratio: on the VM a
 // one-thread eltwise moved 1.71x with the ruler's 1.38x (1.66 in logs), a two-thread one 1.40x
-// with 1.70x (bench/results/core-ruler.json); 2 covers both with a margin.
-inline constexpr double kCoreStateReach = 2.0;
+// with 1.70x (bench/results/core-ruler.json), and in an A/A pair a one-thread gelu 1.42x with
+// readings 1.16x apart (2.4); 3 covers them with a margin.
+inline constexpr double kCoreStateReach = 3.0;
 
 // "the cores ran the core ruler in 1.27 us in A, 1.76 us in B" when both rows recorded readings
 // that differ by more than kCoreStateTolerance and the change B/A (`ratio`, at the edge of its

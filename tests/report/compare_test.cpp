@@ -192,9 +192,9 @@ TEST(Compare, RowsMeasuredOnDifferentlyFreeCoresAreUndecided) {
   EXPECT_NE(text.str().find("1 row(s) UNDECIDED (core-state)"), std::string::npos) << text.str();
   const auto free_cores = run({named_graph("g", {ruled(1.7, 1.30)}, "h")});
   EXPECT_EQ(compare_runs(a, free_cores, {}).rows[0].verdict, Verdict::slower);
-  // A change no difference of cores explains (3x, against readings 1.43x apart: at most 2.04x
+  // A change no difference of cores explains (5x, against readings 1.43x apart: at most 2.92x
   // and the band) is judged.
-  const auto far = run({named_graph("g", {ruled(3.0, 1.80)}, "h")});
+  const auto far = run({named_graph("g", {ruled(5.0, 1.80)}, "h")});
   EXPECT_EQ(compare_runs(a, far, {}).rows[0].verdict, Verdict::slower);
   // One side without readings (older results): judged as before.
   auto unread = shared;
