@@ -531,10 +531,11 @@ int execute_run(RunCommand& c, const std::vector<std::string>& command_line) {
   if (resume) record.resumed_rows = resume->rows;
   if (auto note = cache_sensitive_note(suite.graphs); !note.empty() && !c.quiet)
     fmt::print(std::cerr, "dnnbench: note: {}\n", note);
-  if (auto warning = host_sync_warning(suite.graphs); !warning.empty()) {
-    fmt::print(std::cerr, "dnnbench: warning: {}\n", warning);
-    record.warnings.push_back(std::move(warning));
-  }
+  for (auto warning : {host_sync_warning(suite.graphs), core_state_warning(suite.graphs)})
+    if (!warning.empty()) {
+      fmt::print(std::cerr, "dnnbench: warning: {}\n", warning);
+      record.warnings.push_back(std::move(warning));
+    }
   if (!options.dry_run)
     for (const auto& id : engines_never_offered(suite, options.engines)) {
       auto warning = fmt::format(

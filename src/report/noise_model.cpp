@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "report/peaks.hpp"
+#include "sys/core_ruler.hpp"
 
 namespace dnnbench {
 namespace {
@@ -173,6 +174,23 @@ std::string core_state_difference(const RowResult& a, const RowResult& b, const 
   const double reach = kCoreStateReach * std::abs(std::log(y / x)) + std::log1p(band);
   if (std::abs(std::log(nearest)) > reach) return "";
   return fmt::format("the cores ran the core ruler in {:.2f} us in A, {:.2f} us in B", x, y);
+}
+
+std::string core_state_warning(const std::vector<GraphResult>& graphs) {
+  std::size_t rows = 0, slowed = 0;
+  for (const auto& g : graphs)
+    for (const auto& row : g.results)
+      if (row.timing && row.timing->core_state) {
+        ++rows;
+        const auto& c = *row.timing->core_state;
+        if (c.best_us > 0 && c.ruler_us > kCoreDisturbedAbove * c.best_us) ++slowed;
+      }
+  if (slowed == 0) return "";
+  return fmt::format(
+      "{} of {} CPU rows ran on cores shared or slowed (the core ruler read them over {:.2f}x its best; "
+      "timing.core_state): their figures are the slowed cores', and `compare` leaves them UNDECIDED against "
+      "rows measured on free cores; re-run them on a quieter machine",
+      slowed, rows, kCoreDisturbedAbove);
 }
 
 std::string host_sync_warning(const std::vector<GraphResult>& graphs) {

@@ -124,6 +124,11 @@ inline constexpr double kCoreStateReach = 3.0;
 std::string core_state_difference(const RowResult& a, const RowResult& b, const TimeRatio& ratio,
                                   double band);
 
+// A warning when CPU rows ran on cores the core ruler read over kCoreDisturbedAbove times its
+// best (TimingInfo::core_state): how many of how many, and what compare does with them; "" when
+// none did.
+std::string core_state_warning(const std::vector<GraphResult>& graphs);
+
 // A warning when the machine's thread synchronization moved by more than kHostSyncTolerance over
 // one run's rows (their TimingInfo::host_sync); "" when it held (or no row recorded it).
 std::string host_sync_warning(const std::vector<GraphResult>& graphs);

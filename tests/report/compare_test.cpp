@@ -196,6 +196,10 @@ TEST(Compare, RowsMeasuredOnDifferentlyFreeCoresAreUndecided) {
   // and the band) is judged.
   const auto far = run({named_graph("g", {ruled(5.0, 1.80)}, "h")});
   EXPECT_EQ(compare_runs(a, far, {}).rows[0].verdict, Verdict::slower);
+  // A run with a row on slowed cores (1.80 us against its best 1.26) says so; one without does not.
+  EXPECT_NE(core_state_warning(shared.suite.graphs).find("1 of 1 CPU rows ran on cores shared or slowed"),
+            std::string::npos);
+  EXPECT_EQ(core_state_warning(a.suite.graphs), "");
   // One side without readings (older results): judged as before.
   auto unread = shared;
   unread.suite.graphs[0].results[0].timing->core_state.reset();
