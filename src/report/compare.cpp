@@ -123,17 +123,15 @@ ComparedRow pair_rows(const GraphResult& ga, const GraphResult& gb, const RowRes
   out.noise_source = noise.source;
   out.verdict = judge(*out.ratio, out.band);
   // Measured in two machine states (a VM's thread synchronization): not judged.
-  if (const auto differs = host_sync_difference(*a, *b); !differs.empty()) {
+  // Or on differently free cores (a VM's host sharing or down-clocking them): not judged either.
+  if (auto differs = host_sync_difference(*a, *b); !differs.empty()) {
     out.verdict = Verdict::undecided;
     out.noise_source = "host-sync";
-    out.note = differs;
-  }
-  // Measured on differently free cores (a VM's host sharing or down-clocking them): not judged.
-  if (const auto differs = core_state_difference(*a, *b, *out.ratio, out.band);
-      !differs.empty() && out.noise_source != "host-sync") {
+    out.note = std::move(differs);
+  } else if (auto cores = core_state_difference(*a, *b, *out.ratio, out.band); !cores.empty()) {
     out.verdict = Verdict::undecided;
     out.noise_source = "core-state";
-    out.note = differs;
+    out.note = std::move(cores);
   }
   return out;
 }

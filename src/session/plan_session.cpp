@@ -16,17 +16,18 @@
 namespace dnnbench {
 namespace {
 
-// What the core ruler read over one measurement: its tally now less its tally `before` it. A
+// What the core ruler read over one measurement: the readings and disturbed windows `now` holds
+// past the `readings_before` and `disturbed_before` it held when the measurement began. A
 // measurement inside one window (begun in the warm-up's) has that window's reading.
-std::optional<TimingInfo::CoreState> core_state_since(const CoreRulerTally& before,
-                                                      const CoreRulerTally& now) {
-  std::vector<double> readings(
-      now.readings_us.begin() + static_cast<std::ptrdiff_t>(before.readings_us.size()),
-      now.readings_us.end());
+std::optional<TimingInfo::CoreState> core_state_since(const CoreRulerTally& now, std::size_t readings_before,
+                                                      std::int64_t disturbed_before) {
+  std::vector<double> readings(now.readings_us.begin() + static_cast<std::ptrdiff_t>(readings_before),
+                               now.readings_us.end());
   if (readings.empty() && !now.readings_us.empty()) readings.push_back(now.readings_us.back());
   if (readings.empty()) return std::nullopt;
-  return TimingInfo::CoreState{now.threads, median_of(readings), now.best_us, now.windows - before.windows,
-                               now.disturbed_windows - before.disturbed_windows};
+  return TimingInfo::CoreState{now.threads, median_of(readings), now.best_us,
+                               now.windows() - static_cast<std::int64_t>(readings_before),
+                               now.disturbed_windows - disturbed_before};
 }
 
 // Back-to-back executions per device-timed sample. One event pair per launch doubles a ~25 us
@@ -391,7 +392,8 @@ Measurement PlanSession::measure(StoppingRule& rule, bool keep_samples) {
   const auto sync_before = probe_sync ? thread_sync_us(sync_threads) : std::optional<double>();
   // The core ruler's readings so far (a host row's): the measurement's are what it adds.
   const CoreRulerTally* ruler = sampler_->core_ruler();
-  const CoreRulerTally ruler_before = ruler ? *ruler : CoreRulerTally{};
+  const std::size_t readings_before = ruler ? ruler->readings_us.size() : 0;
+  const std::int64_t disturbed_before = ruler ? ruler->disturbed_windows : 0;
   HostTimer wall;
   const double idle_before = paced_->idle_total_ms();
   double timed_ms = 0;
@@ -455,7 +457,7 @@ Measurement PlanSession::measure(StoppingRule& rule, bool keep_samples) {
   if (sync_before)
     if (const auto sync_after = thread_sync_us(sync_threads))
       m.timing.host_sync = TimingInfo::HostSync{sync_threads, *sync_before, *sync_after};
-  if (ruler) m.timing.core_state = core_state_since(ruler_before, *ruler);
+  if (ruler) m.timing.core_state = core_state_since(*ruler, readings_before, disturbed_before);
   if (sampler) {
     const auto taken = sampler->stop();
     readings.insert(readings.end(), taken.begin(), taken.end());

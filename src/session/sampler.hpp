@@ -25,9 +25,10 @@ struct Sample {
 // them were over kCoreDisturbedAbove times the best, and the best.
 struct CoreRulerTally {
   std::int64_t threads = 0;
-  std::int64_t windows = 0, disturbed_windows = 0;
+  std::int64_t disturbed_windows = 0;
   double best_us = 0;
-  std::vector<double> readings_us;
+  std::vector<double> readings_us;  // one a window, in the order read
+  std::int64_t windows() const { return static_cast<std::int64_t>(readings_us.size()); }
 };
 
 class Sampler {
@@ -119,10 +120,11 @@ std::unique_ptr<Sampler> make_sampler(PlanInstance& instance, const MeasureOptio
 // The paced regime around another sampler: after every sample the device idles so that its duty
 // cycle stays at `duty` (--regime paced). Not owning: the loop switches between the sampler and
 // this wrapper of it (the other regime's figure).
-class PacedSampler final : public Sampler {
+// A sampler around another that takes its samples and says what it says (method, cache, rotation,
+// the core ruler's tally): a wrapper overrides take() and what it changes. Owning (the wrapper
+// chain make_sampler builds) or not (the paced regime, switched on and off around the sampler).
+class SamplerWrapper : public Sampler {
  public:
-  PacedSampler(Sampler& inner, Stream& stream, double duty) : inner_(inner), stream_(stream), duty_(duty) {}
-  Sample take(std::int64_t executions) override;
   std::string method(std::int64_t batch) const override { return inner_.method(batch); }
   bool device_timed() const override { return inner_.device_timed(); }
   bool single_execution() const override { return inner_.single_execution(); }
@@ -134,13 +136,28 @@ class PacedSampler final : public Sampler {
   std::int64_t rotation_copies() const override { return inner_.rotation_copies(); }
   void fit_batch(std::int64_t executions) override { inner_.fit_batch(executions); }
   const CoreRulerTally* core_ruler() const override { return inner_.core_ruler(); }
+
+ protected:
+  explicit SamplerWrapper(Sampler& inner) : inner_(inner) {}
+  explicit SamplerWrapper(std::unique_ptr<Sampler> inner) : owned_(std::move(inner)), inner_(*owned_) {}
+  Sampler& inner() { return inner_; }
+
+ private:
+  std::unique_ptr<Sampler> owned_;  // declared before inner_, which may refer to it
+  Sampler& inner_;
+};
+
+class PacedSampler final : public SamplerWrapper {
+ public:
+  PacedSampler(Sampler& inner, Stream& stream, double duty)
+      : SamplerWrapper(inner), stream_(stream), duty_(duty) {}
+  Sample take(std::int64_t executions) override;
   // Idles after `sample_ms` of work; returns the idle time.
   double idle_after(double sample_ms);
   double idle_total_ms() const { return idle_total_ms_; }
   double duty() const { return duty_; }
 
  private:
-  Sampler& inner_;
   Stream& stream_;
   double duty_;
   double idle_total_ms_ = 0;

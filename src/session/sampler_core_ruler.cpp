@@ -10,17 +10,16 @@
 namespace dnnbench {
 namespace {
 
-class CoreRulerSampler final : public Sampler {
+class CoreRulerSampler final : public SamplerWrapper {
  public:
   CoreRulerSampler(std::unique_ptr<Sampler> inner, CoreRuler ruler, std::int64_t threads)
-      : inner_(std::move(inner)), ruler_(std::move(ruler)) {
+      : SamplerWrapper(std::move(inner)), ruler_(std::move(ruler)) {
     tally_.threads = threads;
   }
   Sample take(std::int64_t executions) override {
     const auto now = std::chrono::steady_clock::now();
-    if (tally_.windows == 0 || now - read_at_ >= window_) {
+    if (tally_.readings_us.empty() || now - read_at_ >= window_) {
       if (const auto reading = ruler_()) {
-        ++tally_.windows;
         tally_.best_us = reading->best_us;
         tally_.readings_us.push_back(reading->us);
         if (reading->us > kCoreDisturbedAbove * reading->best_us) ++tally_.disturbed_windows;
@@ -31,18 +30,8 @@ class CoreRulerSampler final : public Sampler {
       window_ = std::max(min_window(), std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                            (read_at_ - now) / kCoreRulerMaxShare));
     }
-    return inner_->take(executions);
+    return inner().take(executions);
   }
-  std::string method(std::int64_t batch) const override { return inner_->method(batch); }
-  bool device_timed() const override { return inner_->device_timed(); }
-  bool single_execution() const override { return inner_->single_execution(); }
-  void rebound() override { inner_->rebound(); }
-  std::string replay_fallback(std::int64_t batch) const override { return inner_->replay_fallback(batch); }
-  std::string cache_flush() const override { return inner_->cache_flush(); }
-  CacheMode cache_mode() const override { return inner_->cache_mode(); }
-  std::int64_t batch_multiple() const override { return inner_->batch_multiple(); }
-  std::int64_t rotation_copies() const override { return inner_->rotation_copies(); }
-  void fit_batch(std::int64_t executions) override { inner_->fit_batch(executions); }
   const CoreRulerTally* core_ruler() const override { return &tally_; }
 
  private:
@@ -51,7 +40,6 @@ class CoreRulerSampler final : public Sampler {
         std::chrono::duration<double, std::milli>(kCoreRulerWindowMs));
   }
 
-  std::unique_ptr<Sampler> inner_;
   CoreRuler ruler_;
   CoreRulerTally tally_;
   std::chrono::steady_clock::time_point read_at_;

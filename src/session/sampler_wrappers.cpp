@@ -79,7 +79,7 @@ std::unique_ptr<Sampler> make_idle_gap_sampler(std::unique_ptr<Sampler> inner, S
 
 Sample PacedSampler::take(std::int64_t executions) {
   HostTimer timer;
-  const auto s = inner_.take(executions);
+  const auto s = inner().take(executions);
   idle_after(timer.elapsed_ms());
   return s;
 }

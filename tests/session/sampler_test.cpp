@@ -454,7 +454,7 @@ TEST(Sampler, CoreRulerReadsOncePerWindowAndCountsTheDisturbedOnes) {
   EXPECT_EQ(calls, 2);
   const auto& tally = *sampler->core_ruler();
   EXPECT_EQ(tally.threads, 2);
-  EXPECT_EQ(tally.windows, 2);
+  EXPECT_EQ(tally.windows(), 2);
   EXPECT_EQ(tally.disturbed_windows, 1);
   EXPECT_EQ(tally.readings_us, (std::vector<double>{1.0, 1.5}));
   EXPECT_DOUBLE_EQ(tally.best_us, 1.0);
