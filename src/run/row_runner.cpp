@@ -380,19 +380,29 @@ void run_row_group(GraphData& data, Provider& provider, Stream& stream,
                    const std::function<bool(std::size_t)>& starting,
                    const std::function<void(std::size_t)>& running,
                    const std::function<void(std::size_t, RowResult)>& finished) {
-  if (!groups_rows(stream, options)) {
-    for (std::size_t i = 0; i < engines.size() && starting(i); ++i)
-      finished(i, run_row(data, provider, stream, engines[i], options));
+  std::vector<GroupRow> rows;
+  for (const auto& engine : engines) rows.push_back({provider, stream, engine});
+  run_row_group(data, rows, options, starting, running, finished);
+}
+
+void run_row_group(GraphData& data, const std::vector<GroupRow>& rows, const RunOptions& options,
+                   const std::function<bool(std::size_t)>& starting,
+                   const std::function<void(std::size_t)>& running,
+                   const std::function<void(std::size_t, RowResult)>& finished) {
+  if (rows.empty()) return;
+  if (!groups_rows(rows.front().stream, options)) {
+    for (std::size_t i = 0; i < rows.size() && starting(i); ++i)
+      finished(i, run_row(data, rows[i].provider, rows[i].stream, rows[i].engine, options));
     return;
   }
   bool stopped = false;
-  for (std::size_t next = 0; next < engines.size() && !stopped;) {
+  for (std::size_t next = 0; next < rows.size() && !stopped;) {
     // Prepare while the held sessions fit: the next row is taken to need what the last one held.
     std::vector<std::unique_ptr<RowRun>> group;
     std::int64_t held = 0;
-    const auto free = provider.device_memory_free();
+    const auto free = rows[next].provider.device_memory_free();
     const std::size_t first = next;
-    while (next < engines.size() && group.size() < kMaxGroupRows) {
+    while (next < rows.size() && group.size() < kMaxGroupRows) {
       if (!group.empty() && free &&
           static_cast<double>(held + group.back()->held_bytes()) >
               kGroupMemoryShare * static_cast<double>(*free))
@@ -401,8 +411,9 @@ void run_row_group(GraphData& data, Provider& provider, Stream& stream,
         stopped = true;
         break;
       }
+      const auto& row = rows[next];
       auto& run =
-          *group.emplace_back(std::make_unique<RowRun>(data, provider, stream, engines[next], options));
+          *group.emplace_back(std::make_unique<RowRun>(data, row.provider, row.stream, row.engine, options));
       run.prepare();
       held += run.held_bytes();
       ++next;

@@ -22,19 +22,33 @@ RowResult run_row(GraphData& data, Provider& provider, Stream& stream, const Eng
 // device's, whose power state the gaps move), with --row-groups, not in a profiled child.
 bool groups_rows(Stream& stream, const RunOptions& options);
 
-// The rows of `engines` on one graph and provider. On a device stream (groups_rows) they run in
-// groups whose steps are taken together: every row's host work first (plan build, reference,
-// checked run), then the warm-ups and measurements back to back, then the paced figures,
-// re-checks and releases. The device is then never idle between two rows' sustained samples while
-// the host builds or checks, so a row at the power cap finds the device where the last one left
-// it instead of climbing back from an idle gap (docs/methodology.md, "Power regimes"). A group
-// holds its rows' plans and buffers at once: at most 16 rows and a quarter of the free device
-// memory. Each row's own figure, warm-up and checks are as run_row's. `starting(i)` is asked
-// before engines[i]'s row starts, in order: false starts no more rows (those started still
-// finish). `running(i)` is told before each later step of a grouped row (its measurement, its
-// re-check, its oracle), so that whoever records the row in progress (the journal, from which an
-// isolated child's crash is charged to a row) names the one the device is running, not the
-// group's last started. `finished(i, row)` gets each started row's result, in order.
+// One row of a group: an engine of a provider, on that provider's stream.
+struct GroupRow {
+  Provider& provider;
+  Stream& stream;
+  const EngineInfo& engine;
+};
+
+// The rows of one graph, of one provider or of several on the same device. Where the first row's
+// stream groups rows (groups_rows) they run in groups whose steps are taken together: every row's
+// host work first (plan build, reference, checked run), then the warm-ups and measurements back
+// to back, the rows found at the power cap last, taking their samples in turns over one cycle of
+// the power control; then the paced figures, re-checks and releases. The device is then never
+// idle between two rows' sustained samples while the host builds or checks, so a row at the power
+// cap finds the device where the last one left it instead of climbing back from an idle gap
+// (docs/methodology.md, "Power regimes"). A group holds its rows' plans and buffers at once: at
+// most 16 rows and a quarter of the free device memory. Each row's own figure, warm-up and checks
+// are as run_row's. `starting(i)` is asked before rows[i] starts, in order: false starts no more
+// rows (those started still finish). `running(i)` is told before each later step of a grouped row
+// (its measurement, its re-check, its oracle), so that whoever records the row in progress (the
+// journal, from which an isolated child's crash is charged to a row) names the one the device is
+// running, not the group's last started. `finished(i, row)` gets each started row's result, in
+// order.
+void run_row_group(GraphData& data, const std::vector<GroupRow>& rows, const RunOptions& options,
+                   const std::function<bool(std::size_t)>& starting,
+                   const std::function<void(std::size_t)>& running,
+                   const std::function<void(std::size_t, RowResult)>& finished);
+// The same for the rows of `engines` on one provider.
 void run_row_group(GraphData& data, Provider& provider, Stream& stream,
                    const std::vector<EngineInfo>& engines, const RunOptions& options,
                    const std::function<bool(std::size_t)>& starting,

@@ -137,7 +137,24 @@ bool run_graph(GraphResult& result, const Graph& graph, std::vector<ProviderSlot
       result.error_message = fmt::format("--dump-tensors: {}", e.what());
     }
   }
+  // Each provider's rows in three passes: which engines it runs (or why none), then the rows
+  // themselves, then what follows them (rows that never started, the oracle's regret, refused and
+  // missing engines). The middle pass runs the rows of consecutive providers whose streams group
+  // rows (GPU providers of this process's device) as one group: the cuBLASLt rows of a GEMM then
+  // follow cuDNN's with the device still loaded, instead of after the host built their plans with
+  // the device idle (a row at the power cap warmed up 1.2-1.4 s after such a gap, 0.35 s after
+  // another row's samples; bench/results/throughput-h200.json), and their rows at the cap take
+  // their turns together. The rows are added in provider order at the end, as they run alone.
+  struct ProviderRows {
+    ProviderSlot* slot = nullptr;
+    std::optional<RowEngines> choice;
+    std::vector<EngineInfo> offered, pending;
+    std::size_t started = 0;
+  };
+  std::vector<ProviderRows> passes;
   for (auto& slot : providers) {
+    auto& pass = passes.emplace_back();
+    pass.slot = &slot;
     auto& provider = *slot.provider;
     if (slot.lost_at) {
       add(device_lost_row(data, provider.name(), *slot.lost_at));
@@ -147,7 +164,6 @@ bool run_graph(GraphResult& result, const Graph& graph, std::vector<ProviderSlot
       add(skipped_row(&data, provider.name(), refusal));
       continue;
     }
-    std::vector<EngineInfo> offered;
     HostTimer engines_timer;
     // Charged to the graph however enumeration ends.
     struct Charge {
@@ -157,7 +173,7 @@ bool run_graph(GraphResult& result, const Graph& graph, std::vector<ProviderSlot
     };
     try {
       Charge charge{engines_timer, result.stage_ms["engines"]};
-      offered = provider.engines(graph);
+      pass.offered = provider.engines(graph);
     } catch (const Unsupported& e) {
       add(skipped_row(&data, provider.name(), e.what()));
       continue;
@@ -165,40 +181,75 @@ bool run_graph(GraphResult& result, const Graph& graph, std::vector<ProviderSlot
       add(error_row(data, provider.name(), fmt::format("engine enumeration failed: {}", e.what())));
       continue;
     }
-    const auto [wanted, selection, refused] =
-        row_engines(offered, options, provider.name(), result.content_hash);
-    const auto first_row = result.results.size();
-    std::vector<EngineInfo> pending;
-    for (const auto& engine : selection.engines)
-      if (!reuse(provider.name(), engine.id)) pending.push_back(engine);
+    pass.choice = row_engines(pass.offered, options, provider.name(), result.content_hash);
+    for (const auto& engine : pass.choice->selection.engines)
+      if (!reuse(provider.name(), engine.id)) pass.pending.push_back(engine);
+  }
+  // The rows, a run of grouping providers at a time.
+  for (std::size_t p = 0; p < passes.size();) {
+    auto end = p + 1;
+    if (groups_rows(*passes[p].slot->stream, options))
+      while (end < passes.size() && groups_rows(*passes[end].slot->stream, options)) ++end;
+    std::vector<GroupRow> rows;
+    std::vector<std::pair<std::size_t, std::size_t>> owner;  // (pass, engine index) of each row
+    for (auto q = p; q < end; ++q) {
+      if (!passes[q].choice) continue;
+      for (std::size_t i = 0; i < passes[q].pending.size(); ++i) {
+        rows.push_back({*passes[q].slot->provider, *passes[q].slot->stream, passes[q].pending[i]});
+        owner.emplace_back(q, i);
+      }
+    }
     const auto rows_before = new_rows;
     std::size_t started = 0;
     bool halted = false;
     run_row_group(
-        data, provider, *slot.stream, pending, options,
-        [&](std::size_t i) {
+        data, rows, options,
+        [&](std::size_t r) {
+          auto& pass = passes[owner[r].first];
           if (stop_requested() || (max_new_rows > 0 && rows_before + started >= max_new_rows)) {
             halted = true;
             return false;
           }
-          if (slot.lost_at) return false;
-          observer.row_started(result, provider.name(), pending[i]);
+          if (pass.slot->lost_at) return false;
+          observer.row_started(result, pass.slot->provider->name(), rows[r].engine);
           ++started;
+          ++pass.started;
           return true;
         },
-        [&](std::size_t i) { observer.row_started(result, provider.name(), pending[i]); },
-        [&](std::size_t i, RowResult row) {
-          row.engine_label = wanted.label_of(pending[i]);
+        [&](std::size_t r) {
+          observer.row_started(result, passes[owner[r].first].slot->provider->name(), rows[r].engine);
+        },
+        [&](std::size_t r, RowResult row) {
+          auto& pass = passes[owner[r].first];
+          row.engine_label = pass.choice->wanted.label_of(rows[r].engine);
           // After every row, not only failed ones: the oracle after a passing row can lose it too.
           note_device_loss(providers, graph.name, row);
           add(std::move(row));
           ++new_rows;
         });
     if (halted) return false;
-    for (std::size_t i = started; i < pending.size(); ++i) {  // the device was lost before they started
+    p = end;
+  }
+  // Every row of the graph so far in provider order (already reported or reused: moved, not added
+  // again), each provider's followed by what follows its rows.
+  std::vector<RowResult> ran = std::move(result.results);
+  std::vector<bool> moved(ran.size(), false);
+  result.results.clear();
+  for (auto& pass : passes) {
+    auto& slot = *pass.slot;
+    auto& provider = *slot.provider;
+    const auto first_row = result.results.size();
+    for (std::size_t i = 0; i < ran.size(); ++i)
+      if (!moved[i] && ran[i].provider == provider.name()) {
+        result.results.push_back(std::move(ran[i]));
+        moved[i] = true;
+      }
+    if (!pass.choice) continue;
+    for (std::size_t i = pass.started; i < pass.pending.size();
+         ++i) {  // the device was lost before they started
       auto row = device_lost_row(data, provider.name(), slot.lost_at.value_or(""));
-      row.engine_id = pending[i].id;
-      row.engine_name = pending[i].name;
+      row.engine_id = pass.pending[i].id;
+      row.engine_name = pass.pending[i].name;
       add(std::move(row));
     }
     if (options.oracle.enabled && !options.oracle.aa_self_check && !slot.lost_at) {
@@ -210,7 +261,7 @@ bool run_graph(GraphResult& result, const Graph& graph, std::vector<ProviderSlot
         result.regret.push_back(std::move(*regret));
       result.stage_ms["regret"] += regret_timer.elapsed_ms();
     }
-    for (const auto& [engine, reason] : refused) {
+    for (const auto& [engine, reason] : pass.choice->refused) {
       if (reuse(provider.name(), engine.id)) continue;
       auto row = skipped_row(&data, provider.name(), reason);
       row.engine_id = engine.id;
@@ -220,12 +271,12 @@ bool run_graph(GraphResult& result, const Graph& graph, std::vector<ProviderSlot
       row.reduced_precision = uses_reduced_precision(engine);
       add(std::move(row));
     }
-    for (const auto& id : selection.missing) {
+    for (const auto& id : pass.choice->selection.missing) {
       auto row = skipped_row(&data, provider.name(), not_offered_reason(id));
       row.engine_id = id;
       add(std::move(row));
     }
-    if (offered.empty())
+    if (pass.offered.empty())
       add(skipped_row(&data, provider.name(), "the provider offers no engine for this graph"));
   }
   return true;

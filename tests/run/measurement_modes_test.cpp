@@ -210,6 +210,36 @@ TEST(MeasurementModes, DeviceRowsOfAGraphArePreparedFirstThenMeasuredBackToBack)
   EXPECT_EQ(group_order(*host, options, 2), "s0 f0 s1 f1 ");
 }
 
+// Rows of two providers on one device run as one group (the suite runner groups consecutive GPU
+// providers' rows of a graph): every row prepared first, then all measured back to back, so the
+// second provider's rows do not start after an idle gap; each row keeps its own provider.
+TEST(MeasurementModes, RowsOfTwoProvidersOnOneDeviceRunAsOneGroup) {
+  auto first = make_provider("reference");
+  auto second = make_provider("reference");
+  TimedHostStream first_stream(first->make_stream()), second_stream(second->make_stream());
+  const auto graph = relu_graph();
+  GraphData data(graph, 1);
+  const auto engine = first->engines(graph).at(0);
+  const std::vector<GroupRow> rows{
+      {*first, first_stream, engine}, {*first, first_stream, engine}, {*second, second_stream, engine}};
+  std::string order;
+  run_row_group(
+      data, rows, quick_options(),
+      [&](std::size_t i) {
+        order += fmt::format("s{} ", i);
+        return true;
+      },
+      [&](std::size_t i) { order += fmt::format("r{} ", i); },
+      [&](std::size_t i, RowResult row) {
+        order += fmt::format("f{} ", i);
+        EXPECT_EQ(row.status, RowStatus::success) << row.error_message.value_or("");
+        EXPECT_TRUE(row.gpu_kernel_stats) << i;
+      });
+  EXPECT_EQ(order, "s0 s1 s2 r0 r1 r2 r0 r1 r2 r0 f0 r1 f1 r2 f2 ");
+  // Row 2 was timed on its own provider's stream.
+  EXPECT_GT(second_stream.starts(), 0);
+}
+
 TEST(MeasurementModes, PerExecutionEventsTimeEachExecutionOfTheBatch) {
   auto provider = make_provider("reference");
   TimedHostStream stream(provider->make_stream());
