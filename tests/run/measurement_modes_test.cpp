@@ -162,16 +162,13 @@ class TimedHostStream final : public Stream {
   int starts_ = 0;
 };
 
-// The order in which run_row_group started and finished rows ("s0 s1 f0 f1": both prepared first).
-std::string group_order(Stream& stream, const RunOptions& options, std::size_t rows,
+// The order in which run_row_group started and finished `rows` ("s0 s1 f0 f1": both prepared
+// first), each row whole: checked, warmed, measured and re-checked.
+std::string group_order(GraphData& data, const std::vector<GroupRow>& rows, const RunOptions& options,
                         std::size_t stop_at = 99) {
-  auto provider = make_provider("reference");
-  const auto graph = relu_graph();
-  GraphData data(graph, 1);
-  const std::vector<EngineInfo> engines(rows, provider->engines(graph).at(0));
   std::string order;
   run_row_group(
-      data, *provider, stream, engines, options,
+      data, rows, options,
       [&](std::size_t i) {
         if (i == stop_at) return false;
         order += fmt::format("s{} ", i);
@@ -180,7 +177,6 @@ std::string group_order(Stream& stream, const RunOptions& options, std::size_t r
       [&](std::size_t i) { order += fmt::format("r{} ", i); },
       [&](std::size_t i, RowResult row) {
         order += fmt::format("f{} ", i);
-        // Every row is still whole: checked, warmed, measured and re-checked.
         EXPECT_EQ(row.status, RowStatus::success) << row.error_message.value_or("");
         EXPECT_TRUE(row.correctness && row.correctness->passed);
         for (const char* stage : {"plan", "check", "measure", "re-check"})
@@ -189,6 +185,17 @@ std::string group_order(Stream& stream, const RunOptions& options, std::size_t r
         EXPECT_GT(row.row_time_ms, 0);
       });
   return order;
+}
+
+// The same for `rows` rows of the reference provider's relu graph on `stream`.
+std::string group_order(Stream& stream, const RunOptions& options, std::size_t rows,
+                        std::size_t stop_at = 99) {
+  auto provider = make_provider("reference");
+  const auto graph = relu_graph();
+  GraphData data(graph, 1);
+  const auto engine = provider->engines(graph).at(0);
+  return group_order(data, std::vector<GroupRow>(rows, GroupRow{*provider, stream, engine}), options,
+                     stop_at);
 }
 
 // On a device stream a graph's rows are prepared (plan, check) first and measured back to back
@@ -222,20 +229,7 @@ TEST(MeasurementModes, RowsOfTwoProvidersOnOneDeviceRunAsOneGroup) {
   const auto engine = first->engines(graph).at(0);
   const std::vector<GroupRow> rows{
       {*first, first_stream, engine}, {*first, first_stream, engine}, {*second, second_stream, engine}};
-  std::string order;
-  run_row_group(
-      data, rows, quick_options(),
-      [&](std::size_t i) {
-        order += fmt::format("s{} ", i);
-        return true;
-      },
-      [&](std::size_t i) { order += fmt::format("r{} ", i); },
-      [&](std::size_t i, RowResult row) {
-        order += fmt::format("f{} ", i);
-        EXPECT_EQ(row.status, RowStatus::success) << row.error_message.value_or("");
-        EXPECT_TRUE(row.gpu_kernel_stats) << i;
-      });
-  EXPECT_EQ(order, "s0 s1 s2 r0 r1 r2 r0 r1 r2 r0 f0 r1 f1 r2 f2 ");
+  EXPECT_EQ(group_order(data, rows, quick_options()), "s0 s1 s2 r0 r1 r2 r0 r1 r2 r0 f0 r1 f1 r2 f2 ");
   // Row 2 was timed on its own provider's stream.
   EXPECT_GT(second_stream.starts(), 0);
 }
