@@ -21,11 +21,15 @@ namespace {
 // measurement inside one window (begun in the warm-up's) has that window's reading.
 std::optional<TimingInfo::CoreState> core_state_since(const CoreRulerTally& now, std::size_t readings_before,
                                                       std::int64_t disturbed_before) {
-  std::vector<double> readings(now.readings_us.begin() + static_cast<std::ptrdiff_t>(readings_before),
-                               now.readings_us.end());
-  if (readings.empty() && !now.readings_us.empty()) readings.push_back(now.readings_us.back());
-  if (readings.empty()) return std::nullopt;
-  return TimingInfo::CoreState{now.threads, median_of(readings), now.best_us,
+  const auto& all = now.readings_us;
+  if (all.empty()) return std::nullopt;
+  // No vector built and then grown here: g++ 13 took that for a delete at an offset
+  // (-Wfree-nonheap-object, an error with warnings as errors).
+  const double ruler_us = readings_before < all.size()
+                              ? median_of(std::vector<double>(
+                                    all.begin() + static_cast<std::ptrdiff_t>(readings_before), all.end()))
+                              : all.back();
+  return TimingInfo::CoreState{now.threads, ruler_us, now.best_us,
                                now.windows() - static_cast<std::int64_t>(readings_before),
                                now.disturbed_windows - disturbed_before};
 }
