@@ -7,19 +7,7 @@
 
 namespace dnnbench {
 
-namespace {
-ClockSource* overridden = nullptr;
-}  // namespace
-
-ClockSourceOverride::ClockSourceOverride(ClockSource* source) : previous_(overridden) {
-  overridden = source;
-}
-ClockSourceOverride::~ClockSourceOverride() {
-  overridden = previous_;
-}
-
 ClockSource* gpu_clock_source(Provider& provider) {
-  if (overridden) return overridden;
   if (provider.device() == DeviceKind::host) return nullptr;
   std::string bus_id;
   for (const auto& [key, value] : provider.device_properties())

@@ -10,17 +10,4 @@ namespace dnnbench {
 // clocks). The source lives until the process ends.
 ClockSource* gpu_clock_source(Provider& provider);
 
-// While one lives, gpu_clock_source answers `source` for every provider, host ones included: a
-// test's sensors for rows that run through the row runner (a capped device without a GPU).
-class ClockSourceOverride {
- public:
-  explicit ClockSourceOverride(ClockSource* source);
-  ~ClockSourceOverride();
-  ClockSourceOverride(const ClockSourceOverride&) = delete;
-  ClockSourceOverride& operator=(const ClockSourceOverride&) = delete;
-
- private:
-  ClockSource* previous_;
-};
-
 }  // namespace dnnbench

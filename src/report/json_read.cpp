@@ -138,7 +138,6 @@ std::optional<TimingInfo> timing_from_json(const json& t) {
   timing.warmup_steady = get<bool>(t, "warmup_steady");
   timing.elapsed_ms = num(t, "elapsed_ms");
   timing.timed_ms = get_if_present<double>(t, "timed_ms").value_or(0);
-  timing.turns = get_if_present<std::int64_t>(t, "turns").value_or(0);
   timing.wall_ms = num(t, "wall_ms");
   // Results from before the regimes were named: their default then was paced once capped, and
   // their fill a grid for narrow types; "unrecorded" says neither is known.

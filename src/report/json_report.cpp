@@ -92,7 +92,6 @@ json timing_to_json(const std::optional<TimingInfo>& timing) {
       {"elapsed_ms", timing->elapsed_ms},
       {"timed_ms", timing->timed_ms},
       {"wall_ms", timing->wall_ms},
-      {"turns", timing->turns},
       {"regime", timing->regime},
       {"fill", timing->fill},
       {"pacing", timing->pacing},

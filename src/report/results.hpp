@@ -50,10 +50,6 @@ struct TimingInfo {
   double elapsed_ms = 0;       // elapsed time of the whole samples, batches included (what the caps count)
   double timed_ms = 0;         // time inside timed regions (per-execution figure x executions)
   double wall_ms = 0;          // wall time of the sampling loop (flushes, idle gaps, overheads included)
-  // Rows whose samples took turns with this one's, itself included (0: measured alone): a group's
-  // rows at the power cap sample one batch each in turn over one cycle of the power control
-  // (run/row_runner.cpp); elapsed_ms is then that span, wall time, the other rows' turns included.
-  std::int64_t turns = 0;
   // The power regime of the figure (--regime): "sustained" (back to back, steady: the figure at
   // a GPU's power cap, what a loop gets) or "paced" (idle gaps: below the cap).
   std::string regime = "sustained";

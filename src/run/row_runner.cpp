@@ -123,14 +123,9 @@ class RowRun {
   // `device_loaded`: the row before it in the group measured up to this one's warm-up
   // (PlanSession::warm_up_until_steady).
   void measure(bool device_loaded = false) {
-    warm_up(device_loaded);
-    measure_alone();
-  }
-
-  // The warm-up, and the stopping rule it leads to (one power cycle where it found the cap).
-  void warm_up(bool device_loaded) {
     step([&] {
       auto& session = *session_;
+      const auto& graph = data_.graph();
       stage_ = "warm-up";
       if (options_.profile_child_plan) {
         // A profiled child (--profile): exactly the timed executions inside the capture range, so a
@@ -143,62 +138,22 @@ class RowRun {
         session.warm_up_until_steady(options_.warmup, device_loaded);
       }
       lap("warm-up");
-      rule_ = make_stopping_rule(options_, session);
-    });
-  }
-
-  // Whether the warmed-up row measures one cycle of the power control in the sustained regime:
-  // a group takes such rows' samples in turns (run_row_group).
-  bool at_power_cap() const {
-    return !failed_ && rule_ && rule_->spans_power_cycle() && options_.measure.regime == Regime::sustained;
-  }
-
-  // The measurement alone, then the kernel record.
-  void measure_alone() {
-    step([&] {
-      const auto& graph = data_.graph();
-      auto& session = *session_;
       stage_ = "measure";
+      auto rule = make_stopping_rule(options_, session);
       if (options_.profile_child_plan)
         stream_.profiler_start(
             fmt::format("{}/{}/{}/{}", graph.name, row_.provider, engine_.id, *row_.plan_name));
-      measurement_ = session.measure(*rule_, options_.save_samples);
+      measurement_ = session.measure(*rule, options_.save_samples);
       if (options_.profile_child_plan) stream_.profiler_stop();
       lap("measure");
       // The warm-up's steady samples are the measurement's first samples: their time is measuring.
       row_.stage_ms["warm-up"] -= session.reused_warmup_ms();
       row_.stage_ms["measure"] += session.reused_warmup_ms();
-      record_kernels();
+      stage_ = "kernel activity";
+      session.record_kernels(*measurement_);
+      lap("kernel activity");
     });
   }
-
-  // The measurement in turns with other rows' (run_row_group): begin, one sample a turn while
-  // turn() says more, then end (and the kernel record). A row that fails in a turn takes no more.
-  void begin_turns(std::int64_t rows) {
-    step([&] {
-      stage_ = "measure";
-      session_->begin_measure(*rule_, options_.save_samples, SampleSpan::wall);
-      turn_rows_ = rows;
-      lap("measure");
-    });
-  }
-  bool turn() {
-    bool more = false;
-    step([&] {
-      stage_ = "measure";
-      more = session_->measure_step();
-      lap("measure");
-    });
-    return more && !failed_;
-  }
-  void end_turns() {
-    step([&] {
-      measurement_ = session_->end_measure();
-      measurement_->timing.turns = turn_rows_;
-      record_kernels();
-    });
-  }
-  PlanSession* session() { return failed_ || !session_ ? nullptr : &*session_; }
 
   void finish() {
     step([&] {
@@ -270,11 +225,6 @@ class RowRun {
   std::int64_t held_bytes() const { return session_ ? session_->held_bytes() : 0; }
 
  private:
-  void record_kernels() {
-    stage_ = "kernel activity";
-    session_->record_kernels(*measurement_);
-    lap("kernel activity");
-  }
   // Runs `body` unless an earlier step failed; its time counts in the row's time.
   template <class Body>
   void step(Body body) {
@@ -309,51 +259,12 @@ class RowRun {
   RowResult row_;
   std::optional<PlanSpec> heuristic_;
   std::optional<PlanSession> session_;
-  std::unique_ptr<StoppingRule> rule_;  // chosen after the warm-up
-  std::int64_t turn_rows_ = 0;
   std::optional<Measurement> measurement_;
   const char* stage_ = "heuristic";
   bool failed_ = false;
   HostTimer stage_timer_;
   double row_time_ms_ = 0;
 };
-
-// The rows of a group found at the power cap (`capped`, indices into `group`), measured together:
-// one sample of each in turn until every row's rule (one power cycle of wall time, SampleSpan::wall)
-// is done. Measured one after another, each took a cycle of its own (about 1 s on the H200, plus
-// its warm-up): 2.1 s of a 2.5 s row. In turns of one ~10 ms batch, each row's samples fall
-// evenly over the same cycle, every phase of it, and the group pays one cycle. The turns start
-// once the device is held at the cap again (PlanSession::settle_in_turns), unless the last row
-// measured before them was one of these. `running(i)` names the row whose sample is next.
-void measure_in_turns(std::vector<std::unique_ptr<RowRun>>& group, const std::vector<std::size_t>& capped,
-                      bool device_at_cap, const std::function<void(std::size_t)>& running) {
-  if (capped.empty()) return;
-  if (!device_at_cap) {
-    std::vector<PlanSession*> sessions;
-    for (auto i : capped)
-      if (auto* session = group[i]->session()) sessions.push_back(session);
-    running(capped.front());
-    try {
-      PlanSession::settle_in_turns(sessions, true);
-    } catch (const std::exception&) {
-      // A plan that fails its sample fails its own turn next, which records why.
-    }
-  }
-  for (auto i : capped) group[i]->begin_turns(static_cast<std::int64_t>(capped.size()));
-  std::vector<std::size_t> taking = capped;
-  while (!taking.empty()) {
-    std::vector<std::size_t> still;
-    for (auto i : taking) {
-      running(i);
-      if (group[i]->turn()) still.push_back(i);
-    }
-    taking = std::move(still);
-  }
-  for (auto i : capped) {
-    running(i);
-    group[i]->end_turns();
-  }
-}
 
 // Sessions a group holds at once may take at most this share of the free device memory (the
 // rest is for the next plan's workspace and replays, and for other processes).
@@ -420,23 +331,13 @@ void run_row_group(GraphData& data, const std::vector<GroupRow>& rows, const Run
     }
     // The first row's warm-up follows the group's host work, the device idle: it loads the
     // device long enough for the driver to answer; a later one follows the row before it, unless
-    // that one failed or was skipped before it warmed up. Rows found at the power cap wait: they
-    // take their samples in turns after the others (measure_in_turns).
-    bool loaded = false, last_capped = false;
-    std::vector<std::size_t> capped;
+    // that one failed or was skipped before it measured.
+    bool loaded = false;
     for (std::size_t i = 0; i < group.size(); ++i) {
       running(first + i);
-      group[i]->warm_up(loaded);
-      if (group[i]->at_power_cap()) {
-        capped.push_back(i);
-        last_capped = true;
-      } else {
-        group[i]->measure_alone();
-        last_capped = false;
-      }
-      loaded = group[i]->measured() || group[i]->at_power_cap();
+      group[i]->measure(loaded);
+      loaded = group[i]->measured();
     }
-    measure_in_turns(group, capped, last_capped, [&](std::size_t i) { running(first + i); });
     for (std::size_t i = 0; i < group.size(); ++i) {
       running(first + i);
       group[i]->finish();

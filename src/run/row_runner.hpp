@@ -32,8 +32,7 @@ struct GroupRow {
 // The rows of one graph, of one provider or of several on the same device. Where the first row's
 // stream groups rows (groups_rows) they run in groups whose steps are taken together: every row's
 // host work first (plan build, reference, checked run), then the warm-ups and measurements back
-// to back, the rows found at the power cap last, taking their samples in turns over one cycle of
-// the power control; then the paced figures, re-checks and releases. The device is then never
+// to back, then the paced figures, re-checks and releases. The device is then never
 // idle between two rows' sustained samples while the host builds or checks, so a row at the power
 // cap finds the device where the last one left it instead of climbing back from an idle gap
 // (docs/methodology.md, "Power regimes"). A group holds its rows' plans and buffers at once: at

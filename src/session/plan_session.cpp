@@ -75,17 +75,6 @@ std::unique_ptr<ClockSampler> started_clock_sampler(ClockSource* source) {
   return sampler;
 }
 
-// What a warm-up judges of a clock reading. Drawing the limit counts as capped, and the average is
-// awaited up to the limit, only when sustained: a paced row's idle gaps keep the power average,
-// which the driver caps, below the limit its kernels draw.
-WarmupSensors warmup_sensors(const ClockReading& r, bool sustained) {
-  const bool at_limit = r.at_power_limit == 1.0 && sustained;
-  return {.sm_mhz = r.sm_mhz,
-          .power_w = r.power_w,
-          .power_limit_w = sustained ? r.power_limit_w : std::numeric_limits<double>::quiet_NaN(),
-          .capped = r.capped == 1.0 || at_limit};
-}
-
 }  // namespace
 
 std::string_view cache_mode_name(CacheMode mode) {
@@ -250,7 +239,18 @@ void PlanSession::warm_up_until_steady(std::int64_t min_executions, bool device_
     next_sample_ms = one.elapsed_ms();
     const double primary = std::isnan(s.kernel_ms) ? s.host_ms : s.kernel_ms;
     // Steadiness is judged on the timed figure; the --warmup-max-ms cap on elapsed time.
-    const auto sensors = sampler ? warmup_sensors(sampler->latest(), sustained) : WarmupSensors{};
+    WarmupSensors sensors;
+    if (sampler) {
+      // Drawing the limit counts as capped, and the average is awaited up to the limit, only when
+      // sustained: a paced row's idle gaps keep the power average, which the driver caps, below
+      // the limit its kernels draw.
+      const auto r = sampler->latest();
+      const bool at_limit = r.at_power_limit == 1.0 && sustained;
+      sensors = {.sm_mhz = r.sm_mhz,
+                 .power_w = r.power_w,
+                 .power_limit_w = sustained ? r.power_limit_w : std::numeric_limits<double>::quiet_NaN(),
+                 .capped = r.capped == 1.0 || at_limit};
+    }
     detector.add(primary * static_cast<double>(n), sensors, s.host_ms * static_cast<double>(n));
     recent.push_back(s);
     warmup_executions_ += n;
@@ -386,106 +386,45 @@ void PlanSession::record_kernels(Measurement& m) {
   instance_.set_rotating(false);
 }
 
-// A measurement under way (begin_measure .. end_measure).
-struct PlanSession::Measuring {
-  Measuring(StoppingRule& r, bool keep, SampleSpan s) : rule(r), keep_samples(keep), span(s) {}
-  StoppingRule& rule;
-  bool keep_samples;
-  SampleSpan span;
-  std::int64_t n = 1;
+Measurement PlanSession::measure(StoppingRule& rule, bool keep_samples) {
+  const auto n = batch();
   std::vector<double> host_samples, kernel_samples;
-  std::unique_ptr<ClockSampler> clocks;
-  std::vector<ClockReading> readings;
+  auto sampler = started_clock_sampler(clock_source_);
   // A multi-threaded host row: the machine's fork-join time around its samples.
-  std::int64_t sync_threads = 0;
-  std::optional<double> sync_before;
+  const auto sync_threads = host_sync_threads();
+  const bool probe_sync = sync_threads >= 2;
+  const auto sync_before = probe_sync ? thread_sync_us(sync_threads) : std::optional<double>();
   // The core ruler's readings so far (a host row's): the measurement's are what it adds.
-  const CoreRulerTally* ruler = nullptr;
-  std::size_t readings_before = 0;
-  std::int64_t disturbed_before = 0;
+  const CoreRulerTally* ruler = sampler_->core_ruler();
+  const std::size_t readings_before = ruler ? ruler->readings_us.size() : 0;
+  const std::int64_t disturbed_before = ruler ? ruler->disturbed_windows : 0;
   HostTimer wall;
-  HostTimer since_last_sample;  // SampleSpan::wall: the span the next sample stands for
-  double idle_before = 0;
+  const double idle_before = paced_->idle_total_ms();
   double timed_ms = 0;
   // The samples of each placement's chunk (primary figure); the first chunk is the plain one.
-  std::vector<std::vector<double>> chunks = std::vector<std::vector<double>>(1);
+  std::vector<std::vector<double>> chunks(1);
   double chunk_elapsed_ms = 0;
-  std::int64_t placements = 1;
-  std::int64_t chunk_samples = 0;
-  double chunk_ms = 0;
-};
-
-PlanSession::~PlanSession() = default;
-
-void PlanSession::add_sample(const Sample& s, double span_ms) {
-  auto& m = *measuring_;
-  m.host_samples.push_back(s.host_ms);
-  if (device_timed()) m.kernel_samples.push_back(s.kernel_ms);
-  // The rule judges the primary figure (kernel time where there is one); its caps count the
-  // sample's whole elapsed time, batch included (in turns, the span since the row's last sample).
-  const double primary = device_timed() ? s.kernel_ms : s.host_ms;
-  const double elapsed = span_ms >= 0 ? span_ms : s.host_ms * static_cast<double>(m.n);
-  m.rule.add(primary, elapsed);
-  m.timed_ms += primary * static_cast<double>(m.n);
-  m.chunks.back().push_back(primary);
-  m.chunk_elapsed_ms += elapsed;
-}
-
-bool PlanSession::chunk_done() const {
-  const auto& m = *measuring_;
-  const auto taken = static_cast<std::int64_t>(m.chunks.back().size());
-  // A row at its time cap (a kernel of a second) keeps to it: one sample a placement then.
-  if (m.rule.finished() && m.rule.stop_reason() == "time-cap") return taken >= 1;
-  return taken >= std::max<std::int64_t>(1, m.chunk_samples) && m.chunk_elapsed_ms >= m.chunk_ms;
-}
-
-void PlanSession::settle_in_turns(const std::vector<PlanSession*>& sessions, bool device_loaded) {
-  if (sessions.empty()) return;
-  const auto& first = *sessions.front();
-  auto clocks = started_clock_sampler(first.clock_source_);
-  if (!clocks) return;  // nothing says where the power is: nothing to wait for
-  auto limits = first.measure_options_.steady;
-  if (device_loaded) limits.min_load_ms = 0;
-  const bool sustained = first.measure_options_.regime == Regime::sustained;
-  // The detector's windows then hold different rows' times, which need not agree: held at the
-  // cap, the power decides (SteadyStateDetector); below it, the time cap ends the turns.
-  SteadyStateDetector detector(limits);
-  while (!detector.finished()) {
-    for (auto* session : sessions) {
-      const auto n = session->batch();
-      const auto s = session->current().take(n);
-      const double primary = std::isnan(s.kernel_ms) ? s.host_ms : s.kernel_ms;
-      detector.add(primary * static_cast<double>(n), warmup_sensors(clocks->latest(), sustained),
-                   s.host_ms * static_cast<double>(n));
-    }
-  }
-  clocks->stop();
-}
-
-void PlanSession::begin_measure(StoppingRule& rule, bool keep_samples, SampleSpan span) {
-  measuring_ = std::make_unique<Measuring>(rule, keep_samples, span);
-  auto& m = *measuring_;
-  m.n = batch();
-  m.clocks = started_clock_sampler(clock_source_);
-  m.sync_threads = host_sync_threads();
-  if (m.sync_threads >= 2) m.sync_before = thread_sync_us(m.sync_threads);
-  m.ruler = sampler_->core_ruler();
-  m.readings_before = m.ruler ? m.ruler->readings_us.size() : 0;
-  m.disturbed_before = m.ruler ? m.ruler->disturbed_windows : 0;
-  m.idle_before = paced_->idle_total_ms();
+  auto add = [&](const Sample& s) {
+    host_samples.push_back(s.host_ms);
+    if (device_timed()) kernel_samples.push_back(s.kernel_ms);
+    // The rule judges the primary figure (kernel time where there is one); its caps count the
+    // sample's whole elapsed time, batch included.
+    const double primary = device_timed() ? s.kernel_ms : s.host_ms;
+    rule.add(primary, s.host_ms * static_cast<double>(n));
+    timed_ms += primary * static_cast<double>(n);
+    chunks.back().push_back(primary);
+    chunk_elapsed_ms += s.host_ms * static_cast<double>(n);
+  };
+  std::vector<ClockReading> readings;
   // Every steady warm-up sample joins the statistics (they were timed in the steady state and are
-  // paid for), unless the rule promises an exact count (--iters), or the row takes its samples
-  // in turns with others': then its warm-up lies before their span, at another phase of the
-  // power cycle the turns are to cover.
+  // paid for), unless the rule promises an exact count (--iters).
   reused_warmup_ms_ = 0;
-  if (span == SampleSpan::own) {
-    for (const auto& s : steady_samples_) {
-      if (rule.finished() && rule.exact_count()) break;
-      add_sample(s, -1);
-      reused_warmup_ms_ += s.host_ms * static_cast<double>(m.n);
-    }
-    if (!steady_samples_.empty()) m.readings = steady_readings_;
+  for (const auto& s : steady_samples_) {
+    if (rule.finished() && rule.exact_count()) break;
+    add(s);
+    reused_warmup_ms_ += s.host_ms * static_cast<double>(n);
   }
+  if (!steady_samples_.empty()) readings = steady_readings_;
   steady_samples_.clear();  // used once: a second measure() takes fresh samples
   steady_readings_.clear();
   // Each placement's chunk takes its share of the rule's minimums; after the last placement the
@@ -493,65 +432,49 @@ void PlanSession::begin_measure(StoppingRule& rule, bool keep_samples, SampleSpa
   // samples can fill the 2000-sample cap by themselves) still gives every placement its share:
   // otherwise such a row is one placement, and a re-run that lands its buffers elsewhere differs
   // by more than its recorded spread.
-  m.placements = std::max<std::int64_t>(1, measure_options_.placements);
-  if (graph_tensor_bytes(instance_.data().graph()).storage() > kMaxPlacedBytes) m.placements = 1;
-  m.chunk_samples = (rule.min_samples() + m.placements - 1) / m.placements;
-  m.chunk_ms = rule.min_elapsed_ms() / static_cast<double>(m.placements);
-  m.since_last_sample.restart();
-}
-
-bool PlanSession::measure_step() {
-  auto& m = *measuring_;
+  auto placements = std::max<std::int64_t>(1, measure_options_.placements);
+  if (graph_tensor_bytes(instance_.data().graph()).storage() > kMaxPlacedBytes) placements = 1;
+  const auto chunk_samples = (rule.min_samples() + placements - 1) / placements;
+  const double chunk_ms = rule.min_elapsed_ms() / static_cast<double>(placements);
+  auto chunk_done = [&] {
+    const auto taken = static_cast<std::int64_t>(chunks.back().size());
+    // A row at its time cap (a kernel of a second) keeps to it: one sample a placement then.
+    if (rule.finished() && rule.stop_reason() == "time-cap") return taken >= 1;
+    return taken >= std::max<std::int64_t>(1, chunk_samples) && chunk_elapsed_ms >= chunk_ms;
+  };
   for (;;) {
-    const bool more_placements = static_cast<std::int64_t>(m.chunks.size()) < m.placements;
-    if (m.rule.finished() && (m.rule.exact_count() || (!more_placements && chunk_done()))) return false;
+    const bool more_placements = static_cast<std::int64_t>(chunks.size()) < placements;
+    if (rule.finished() && (rule.exact_count() || (!more_placements && chunk_done()))) break;
     if (more_placements && chunk_done()) {
-      if (move_to_placement(m.chunks.size())) {
-        m.chunks.emplace_back();
-        m.chunk_elapsed_ms = 0;
+      if (move_to_placement(chunks.size())) {
+        chunks.emplace_back();
+        chunk_elapsed_ms = 0;
       } else {
-        m.placements = static_cast<std::int64_t>(m.chunks.size());  // no memory for another: stay
+        placements = static_cast<std::int64_t>(chunks.size());  // no memory for another: stay
         continue;
       }
     }
-    const auto s = current().take(m.n);
-    add_sample(s, m.span == SampleSpan::wall ? m.since_last_sample.elapsed_ms() : -1);
-    m.since_last_sample.restart();
-    return true;
+    add(current().take(n));
   }
-}
-
-Measurement PlanSession::measure(StoppingRule& rule, bool keep_samples) {
-  begin_measure(rule, keep_samples);
-  while (measure_step()) {
-  }
-  return end_measure();
-}
-
-Measurement PlanSession::end_measure() {
-  const auto state = std::move(measuring_);
-  auto& st = *state;
-  auto& rule = st.rule;
-  const auto n = st.n;
   Measurement m;
-  m.timing.wall_ms = st.wall.elapsed_ms();
-  if (st.sync_before)
-    if (const auto sync_after = thread_sync_us(st.sync_threads))
-      m.timing.host_sync = TimingInfo::HostSync{st.sync_threads, *st.sync_before, *sync_after};
-  if (st.ruler) m.timing.core_state = core_state_since(*st.ruler, st.readings_before, st.disturbed_before);
-  if (st.clocks) {
-    const auto taken = st.clocks->stop();
-    st.readings.insert(st.readings.end(), taken.begin(), taken.end());
-    m.timing.clocks = summarize_clocks(st.readings, measure_options_.clock_tolerance);
+  m.timing.wall_ms = wall.elapsed_ms();
+  if (sync_before)
+    if (const auto sync_after = thread_sync_us(sync_threads))
+      m.timing.host_sync = TimingInfo::HostSync{sync_threads, *sync_before, *sync_after};
+  if (ruler) m.timing.core_state = core_state_since(*ruler, readings_before, disturbed_before);
+  if (sampler) {
+    const auto taken = sampler->stop();
+    readings.insert(readings.end(), taken.begin(), taken.end());
+    m.timing.clocks = summarize_clocks(readings, measure_options_.clock_tolerance);
   }
   m.timing.regime = std::string(regime_name(measure_options_.regime));
   m.timing.pacing = pacing_text();
-  m.timing.pacing_idle_ms = paced_->idle_total_ms() - st.idle_before;
-  m.host = summarize(st.host_samples);
+  m.timing.pacing_idle_ms = paced_->idle_total_ms() - idle_before;
+  m.host = summarize(host_samples);
   m.has_kernel = device_timed();
-  if (m.has_kernel) m.kernel = summarize(st.kernel_samples);
-  if (st.placements > 1) {
-    auto p = summarize_placements(st.chunks);
+  if (m.has_kernel) m.kernel = summarize(kernel_samples);
+  if (placements > 1) {
+    auto p = summarize_placements(chunks);
     // The figure is the median over placements, not over the pooled samples (where the last,
     // longest chunk would weigh most); but over one whole cycle of the power control, the pooled
     // median (each chunk holds only part of the cycle).
@@ -580,8 +503,8 @@ Measurement PlanSession::end_measure() {
   m.timing.warmup_ms = warmup_ms_;
   m.timing.warmup_steady = warmup_steady_;
   m.timing.elapsed_ms = rule.elapsed_ms();
-  m.timing.timed_ms = st.timed_ms;
-  if (st.keep_samples) m.timing.samples_ms = rule.samples();
+  m.timing.timed_ms = timed_ms;
+  if (keep_samples) m.timing.samples_ms = rule.samples();
   return m;
 }
 

@@ -26,12 +26,6 @@
 
 namespace dnnbench {
 
-// What one sample stands for in a measurement's elapsed time (what the stopping rule's minimum
-// time and caps count): its own duration when the row is measured alone; the wall time since the
-// row's previous sample ended when rows take their samples in turns, so that a rule of one power
-// cycle spans one cycle of the clock, the other rows' turns included.
-enum class SampleSpan { own, wall };
-
 class PlanSession {
  public:
   // Builds (timed: build_ms) and binds (timed: bind_ms) the plan; outputs judged by the default
@@ -40,7 +34,6 @@ class PlanSession {
   PlanSession(GraphData& data, Provider& provider, Stream& stream, const PlanSpec& spec);
   PlanSession(const PlanSession&) = delete;
   PlanSession& operator=(const PlanSession&) = delete;
-  ~PlanSession();
 
   // How outputs are judged (OutputRules::of: the engine's notes and the run's options).
   void judge_outputs(const OutputRules& rules) {
@@ -88,19 +81,6 @@ class PlanSession {
   // fresh buffers); device providers time batches of back-to-back executions (hot throughput)
   // or single executions (cold, latency, --batch 1).
   Measurement measure(StoppingRule& rule, bool keep_samples);
-  // measure() in steps, for rows that take their samples in turns (run/row_runner.cpp): begin,
-  // then measure_step() until it returns false (it takes one sample, moving to the next placement
-  // first where a chunk is done), then end_measure(). With SampleSpan::wall the warm-up's steady
-  // samples are not reused: they lie before the turns' span. `rule` must outlive the steps.
-  void begin_measure(StoppingRule& rule, bool keep_samples, SampleSpan span = SampleSpan::own);
-  bool measure_step();
-  Measurement end_measure();
-  // Untimed samples of `sessions` (rows found at the power cap, about to take their samples in
-  // turns) one after another until the device is held at its cap with the power settled, as a
-  // capped row's warm-up waits for, or until that warm-up's time cap: their turns then start at
-  // the cap whatever the device ran before. `device_loaded` as warm_up_until_steady's. Options
-  // and sensors are the first session's. Throws what a sample throws.
-  static void settle_in_turns(const std::vector<PlanSession*>& sessions, bool device_loaded);
   // One more batch with the device's kernel activity recorded (CUPTI): fills m.kernels and
   // m.kernel_sum. A no-op without a recorder or with --no-kernel-activity.
   void record_kernels(Measurement& m);
@@ -140,11 +120,6 @@ class PlanSession {
   // Moves the plan to placement `index` (fresh buffers) and takes one sample there untimed (a
   // new replay's first launch, first touches). False when there was no memory for it.
   bool move_to_placement(std::uint64_t index);
-  // The measurement under way: one more sample into its statistics and its rule, standing for
-  // `span_ms` of elapsed time (negative: its own); whether its placement's chunk is done.
-  struct Measuring;
-  void add_sample(const Sample& s, double span_ms);
-  bool chunk_done() const;
 
   PlanInstance instance_;
   OutputJudge judge_;
@@ -167,7 +142,6 @@ class PlanSession {
   // warm-up's still records the clocks they ran at.
   std::vector<ClockReading> steady_readings_;
   bool pacing_on_ = false;
-  std::unique_ptr<Measuring> measuring_;  // between begin_measure and end_measure
 };
 
 std::unique_ptr<StoppingRule> make_stopping_rule(const RunOptions& options);

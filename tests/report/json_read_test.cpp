@@ -43,7 +43,6 @@ RowResult full_row() {
                           12.5,
                           11.0,
                           20.0,
-                          4,
                           "sustained",
                           "uniform",
                           "duty 50% (--regime paced)",

@@ -10,7 +10,6 @@
 
 #include "../support/graph_builder.hpp"
 #include "env/calibration.hpp"
-#include "env/gpu_clocks.hpp"
 #include "graph/validate.hpp"
 #include "measure/clock_sampler.hpp"
 #include "measure/stopping_rule.hpp"
@@ -415,59 +414,6 @@ TEST(MeasurementModes, ARowAfterIdleLoadsTheDeviceBeforeItsWarmUpEnds) {
   };
   EXPECT_GE(warmup_ms(false), 1000);
   EXPECT_LT(warmup_ms(true), 1000);
-}
-
-// A group's rows found at the power cap take one sample each in turn over one cycle of the power
-// control: each records the turns, stops at the cycle, and counts the turns' wall span (the other
-// rows' samples included) as its elapsed time; the group pays about one cycle, not one a row. A
-// row below the cap is measured alone, as before.
-TEST(MeasurementModes, RowsAtThePowerCapTakeTheirSamplesInTurnsOverOneCycle) {
-  constexpr double kCycleMs = 300;
-  const auto run_group = [&](ClockSource& sensors) {
-    ClockSourceOverride override_sensors(&sensors);
-    auto provider = make_provider("reference");
-    TimedHostStream stream(provider->make_stream());
-    const auto graph = relu_graph();
-    GraphData data(graph, 1);
-    RunOptions options;
-    options.warmup = 1;
-    options.group_rows = true;
-    options.measure.batch = 1;
-    options.measure.capped_min_ms = kCycleMs;
-    options.measure.steady.tolerance = 1;       // times agree at once: the sensors decide
-    options.measure.steady.power_span_ms = 10;  // the steady sensors' power holds from the start
-    options.measure.steady.min_load_ms = 0;
-    options.measure.steady.max_ms = 1000;
-    const std::vector<EngineInfo> engines(3, provider->engines(graph).at(0));
-    std::vector<RowResult> rows;
-    run_row_group(
-        data, *provider, stream, engines, options, [](std::size_t) { return true; }, [](std::size_t) {},
-        [&](std::size_t, RowResult row) { rows.push_back(std::move(row)); });
-    return rows;
-  };
-  SteadySensors held(1, 1);
-  const auto capped = run_group(held);
-  ASSERT_EQ(capped.size(), 3u);
-  double measuring_ms = 0;
-  for (const auto& row : capped) {
-    ASSERT_EQ(row.status, RowStatus::success) << row.error_message.value_or("");
-    ASSERT_TRUE(row.timing);
-    EXPECT_EQ(row.timing->turns, 3);
-    EXPECT_EQ(row.timing->stop_reason, "cycle");
-    EXPECT_GE(row.timing->elapsed_ms, kCycleMs);
-    // Its own samples are about a third of the span it stands for.
-    EXPECT_LT(row.timing->timed_ms, 0.75 * row.timing->elapsed_ms);
-    EXPECT_GE(row.gpu_kernel_stats->n, 10);
-    measuring_ms += row.stage_ms.at("measure");
-  }
-  // One cycle for the three rows (and the turns' overheads), not three cycles.
-  EXPECT_LT(measuring_ms, 2 * kCycleMs);
-  BelowTheCap cool;
-  for (const auto& row : run_group(cool)) {
-    ASSERT_EQ(row.status, RowStatus::success) << row.error_message.value_or("");
-    EXPECT_EQ(row.timing->turns, 0);
-    EXPECT_NE(row.timing->stop_reason, "cycle");
-  }
 }
 
 TEST(MeasurementModes, PerExecutionEventsIsIgnoredWithoutADeviceTimer) {
