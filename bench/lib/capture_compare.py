@@ -19,6 +19,8 @@ against the framework's total for the same kernel names).
 import argparse
 import json
 import re
+import shutil
+import subprocess
 import sys
 
 
@@ -38,8 +40,47 @@ def engine_ran(sources):
     return None
 
 
+def demangled(names):
+    """{name: demangled}: CUPTI names a C++ kernel by its mangled symbol (_ZN5cudnn6fusion...),
+    torch.profiler by its demangled signature; c++filt turns one into the other (names unchanged
+    where it is missing)."""
+    mangled = sorted({n for n in names if n.startswith("_Z")})
+    if not mangled or not shutil.which("c++filt"):
+        return {}
+    out = subprocess.run(["c++filt"], input="\n".join(mangled), capture_output=True, text=True).stdout.splitlines()
+    return dict(zip(mangled, out)) if len(out) == len(mangled) else {}
+
+
+def kernel_key(name):
+    """The name both sides agree on: a demangled signature less its return type and parameters
+    ("cudnn::fusion::convert_dq_to_16bits<false>"), a plain name as it is, and every memset as one
+    (dnnbench: "[memset 4 bytes]", torch.profiler: "Memset (Device)")."""
+    if name.startswith("[memset") or name.startswith("Memset"):
+        return "memset"
+    if "(" not in name:
+        return name
+    depth = 0
+    for i, c in enumerate(name):
+        if c == "<":
+            depth += 1
+        elif c == ">":
+            depth -= 1
+        elif c == "(" and depth == 0:
+            name = name[:i]
+            break
+    return name[len("void "):] if name.startswith("void ") else name
+
+
 def compare(manifest, run, kernels):
-    torch = {k["name"]: k for k in kernels.get("kernels", [])}
+    names = [k["name"] for k in kernels.get("kernels", [])]
+    names += [k["name"] for g in run.get("graphs", []) for r in g.get("results", []) for k in r.get("kernels") or []]
+    plain = demangled(names)
+    key = lambda n: kernel_key(plain.get(n, n))  # noqa: E731
+    torch = {}
+    for k in kernels.get("kernels", []):  # one entry per key: memsets of every size are one
+        t = torch.setdefault(key(k["name"]), {"count": 0, "total_us": 0.0})
+        t["count"] += k["count"]
+        t["total_us"] += k["total_us"]
     # A run of the import folder names each graph by the manifest's name and its path by where the
     # log holds it; a run of the files one by one, by the file's path.
     rows_by_name, rows_by_file = {}, {}
@@ -73,8 +114,8 @@ def compare(manifest, run, kernels):
             launches = k.get("launches", 1)
             k_us = (k.get("median_ms") or 0) * 1000 * launches
             us += k_us
-            names.append(k["name"])
-            acc = dnn_by_name.setdefault(k["name"], [0, 0.0])
+            names.append(key(k["name"]))
+            acc = dnn_by_name.setdefault(key(k["name"]), [0, 0.0])
             acc[0] += launches * count
             acc[1] += k_us * count
         rec["kernels"] = names
@@ -136,6 +177,7 @@ def self_test():
                                                                     {"name": "other_k", "launches": 1, "median_ms": 0.001}]}]},
         {"graph_path": "cap/0003_g3.json", "status": "error", "results": []}]}
     kernels = {"kernels": [{"name": "conv_k", "count": 2, "total_us": 21.0},
+                           {"name": "Memset (Device)", "count": 1, "total_us": 1.0},
                            {"name": "gemm_k", "count": 2, "total_us": 10.0},
                            {"name": "elementwise", "count": 5, "total_us": 3.0}]}
     s = compare(manifest, run, kernels)["summary"]
@@ -146,7 +188,15 @@ def self_test():
         (s["kernel_names_not_in_framework"], ["other_k"]),
         (round(s["matched_us_dnnbench"], 6), 30.0), (s["matched_us_framework"], 31.0),
         (s["launches_matched"]["conv_k"], {"dnnbench": 2, "framework": 2}),
+        (kernel_key("[memset 4 bytes]"), kernel_key("Memset (Device)")),
+        (kernel_key("void cudnn::fusion::convert_dq_to_16bits<false>(void const*, void*, bool)"),
+         "cudnn::fusion::convert_dq_to_16bits<false>"),
+        (kernel_key("void at::native::k<8, std::array<char*, 3ul> >(int, float)"), "at::native::k<8, std::array<char*, 3ul> >"),
     ]
+    if shutil.which("c++filt"):
+        checks.append((kernel_key(demangled(["_ZN5cudnn6fusion20convert_dq_to_16bitsILb0EEEvPKvPvb"])
+                                  ["_ZN5cudnn6fusion20convert_dq_to_16bitsILb0EEEvPKvPvb"]),
+                       "cudnn::fusion::convert_dq_to_16bits<false>"))
     checks += [
         (version_note({"inputs": ["x-cudnn9.19.log.xz"]},
                       {"metadata": {"providers": {"cudnn": {"device": {"cudnn_version": "9.14.0"}}}}})[:38],
