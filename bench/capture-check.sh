@@ -5,8 +5,10 @@
 # the H200 with tests/data/cudnn-log/torch_step.py): `dnnbench import` the log, run the heuristic
 # pick of every imported graph on cuDNN, and hold the run against torch.profiler's kernels of one
 # step (bench/lib/capture_compare.py: executions that ran and passed, graphs whose kernels the
-# framework ran by name, the matched kernels' summed time). Needs the GPU the captures were made
-# on (kernel names depend on it).
+# framework ran by name, the matched kernels' summed time). The framework's side is profiled
+# again on this machine when its PyTorch is there (torch_step.py MODEL profile: the same kernels,
+# timed in the same conditions as dnnbench's rows); else the committed profiles of the H200 the
+# captures were made on, which hold for kernel names on that GPU only.
 #
 #   bench/capture-check.sh OUT_DIR [MODEL...]      MODEL: resnet50 bert llama (default: all three)
 #
@@ -36,6 +38,11 @@ for m in "${models[@]}"; do
     *) echo "capture-check: unknown model $m (resnet50, bert or llama)" >&2; exit 2 ;;
   esac
   kernels=tests/data/cudnn-log/$m-step-kernels-torch2.11.json
+  if python3 -c "import torch, torchvision; assert torch.cuda.is_available()" 2> /dev/null &&
+    python3 tests/data/cudnn-log/torch_step.py "$m" profile "$out/framework" > "$out/$m-profile.log" 2>&1; then
+    kernels=$out/framework/$m-kernels.json
+  fi
+  echo "capture-check: $m: the framework's kernels from $kernels"
   rm -rf "$out/$m"
   "$bin" import "$log" -o "$out/$m" -q > "$out/$m-import.log" 2>&1 || { echo "capture-check: $m: import failed (see $out/$m-import.log)"; rc=1; continue; }
   # shellcheck disable=SC2086
