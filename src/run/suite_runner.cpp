@@ -101,21 +101,205 @@ std::string not_offered_reason(const std::string& engine) {
   return fmt::format("engine '{}' is not offered for this graph", engine);
 }
 
+// One graph's rows over the providers, in three passes: each provider's engines (or why it has
+// none: a row that says so), then the rows themselves, then what follows each provider's rows
+// (those the device's loss kept from starting, the oracle's regret, refused and missing engines).
+// The middle pass runs the rows of consecutive providers whose streams group rows (the GPU
+// providers of this process's device) as one group: cuBLASLt's rows of a GEMM then follow cuDNN's
+// with the device still loaded, where after the idle gap in which the host built their plans its
+// first row at the power cap warmed up 1.2-1.4 s, and after another row's samples 0.35 s
+// (bench/results/throughput-h200.json). Each row is still measured alone. The graph's rows are
+// listed in provider order, as when each provider ran alone.
+class GraphRows {
+ public:
+  GraphRows(GraphResult& result, GraphData& data, std::vector<ProviderSlot>& providers,
+            const RunOptions& options, const FinishedRows& finished, std::size_t max_new_rows,
+            RunObserver& observer)
+      : result_(result),
+        data_(data),
+        providers_(providers),
+        options_(options),
+        finished_(finished),
+        max_new_rows_(max_new_rows),
+        observer_(observer) {}
+
+  // False when a stop (or the row limit) ended it early.
+  bool run() {
+    std::vector<Pass> passes;
+    for (auto& slot : providers_) passes.push_back(choose(slot));
+    for (std::size_t p = 0; p < passes.size();) {
+      auto end = p + 1;
+      if (groups_rows(*passes[p].slot->stream, options_))
+        while (end < passes.size() && groups_rows(*passes[end].slot->stream, options_)) ++end;
+      if (!run_rows(passes, p, end)) return false;
+      p = end;
+    }
+    // Every row so far (reported as it ran, or reused) moves into provider order; each provider's
+    // are followed by what follows them.
+    std::vector<RowResult> so_far = std::move(result_.results);
+    std::vector<bool> moved(so_far.size(), false);
+    result_.results.clear();
+    for (auto& pass : passes) {
+      const auto first_row = result_.results.size();
+      for (std::size_t i = 0; i < so_far.size(); ++i)
+        if (!moved[i] && so_far[i].provider == pass.slot->provider->name()) {
+          result_.results.push_back(std::move(so_far[i]));
+          moved[i] = true;
+        }
+      if (pass.choice) follow(pass, first_row);
+    }
+    return true;
+  }
+
+ private:
+  // One provider's part of the graph: the engines it runs (none when it has a row saying why).
+  struct Pass {
+    ProviderSlot* slot = nullptr;
+    std::optional<RowEngines> choice;
+    std::vector<EngineInfo> offered, pending;  // pending: chosen and not reused from `finished`
+    std::size_t started = 0;
+  };
+
+  void add(RowResult row) {
+    result_.results.push_back(std::move(row));
+    observer_.row_finished(result_, result_.results.back());
+  }
+  // A row reused from `finished` is added as it was; it is not reported again.
+  bool reuse(std::string_view provider, const std::optional<std::string>& engine_id) {
+    const auto* row = finished_.find(provider, engine_id);
+    if (row) result_.results.push_back(*row);
+    return row != nullptr;
+  }
+
+  Pass choose(ProviderSlot& slot) {
+    Pass pass;
+    pass.slot = &slot;
+    auto& provider = *slot.provider;
+    const auto& graph = data_.graph();
+    if (slot.lost_at) {
+      add(device_lost_row(data_, provider.name(), *slot.lost_at));
+      return pass;
+    }
+    if (const auto refusal = device_budget_refusal(graph, options_, provider); !refusal.empty()) {
+      add(skipped_row(&data_, provider.name(), refusal));
+      return pass;
+    }
+    HostTimer engines_timer;
+    // Charged to the graph however enumeration ends.
+    struct Charge {
+      HostTimer& timer;
+      double& to;
+      ~Charge() { to += timer.elapsed_ms(); }
+    };
+    try {
+      Charge charge{engines_timer, result_.stage_ms["engines"]};
+      pass.offered = provider.engines(graph);
+    } catch (const Unsupported& e) {
+      add(skipped_row(&data_, provider.name(), e.what()));
+      return pass;
+    } catch (const std::exception& e) {
+      add(error_row(data_, provider.name(), fmt::format("engine enumeration failed: {}", e.what())));
+      return pass;
+    }
+    pass.choice = row_engines(pass.offered, options_, provider.name(), result_.content_hash);
+    for (const auto& engine : pass.choice->selection.engines)
+      if (!reuse(provider.name(), engine.id)) pass.pending.push_back(engine);
+    return pass;
+  }
+
+  // The pending rows of passes [first, end) as one row group. False when a stop or the row limit
+  // halted it.
+  bool run_rows(std::vector<Pass>& passes, std::size_t first, std::size_t end) {
+    std::vector<GroupRow> rows;
+    std::vector<Pass*> owner;  // each row's pass
+    for (auto q = first; q < end; ++q)
+      for (const auto& engine : passes[q].pending) {
+        rows.push_back({*passes[q].slot->provider, *passes[q].slot->stream, engine});
+        owner.push_back(&passes[q]);
+      }
+    const auto rows_before = new_rows_;
+    std::size_t started = 0;
+    bool halted = false;
+    run_row_group(
+        data_, rows, options_,
+        [&](std::size_t r) {
+          if (stop_requested() || (max_new_rows_ > 0 && rows_before + started >= max_new_rows_)) {
+            halted = true;
+            return false;
+          }
+          if (owner[r]->slot->lost_at) return false;
+          observer_.row_started(result_, owner[r]->slot->provider->name(), rows[r].engine);
+          ++started;
+          ++owner[r]->started;
+          return true;
+        },
+        [&](std::size_t r) {
+          observer_.row_started(result_, owner[r]->slot->provider->name(), rows[r].engine);
+        },
+        [&](std::size_t r, RowResult row) {
+          row.engine_label = owner[r]->choice->wanted.label_of(rows[r].engine);
+          // After every row, not only failed ones: the oracle after a passing row can lose it too.
+          note_device_loss(providers_, data_.graph().name, row);
+          add(std::move(row));
+          ++new_rows_;
+        });
+    return !halted;
+  }
+
+  // What follows a provider's rows (from `first_row` of the graph's): the rows the device's loss
+  // kept from starting, the oracle's regret, the refused and the missing engines.
+  void follow(Pass& pass, std::size_t first_row) {
+    auto& slot = *pass.slot;
+    auto& provider = *slot.provider;
+    const auto& graph = data_.graph();
+    for (std::size_t i = pass.started; i < pass.pending.size(); ++i) {
+      auto row = device_lost_row(data_, provider.name(), slot.lost_at.value_or(""));
+      row.engine_id = pass.pending[i].id;
+      row.engine_name = pass.pending[i].name;
+      add(std::move(row));
+    }
+    if (options_.oracle.enabled && !options_.oracle.aa_self_check && !slot.lost_at) {
+      std::vector<const RowResult*> rows;
+      for (auto i = first_row; i < result_.results.size(); ++i) rows.push_back(&result_.results[i]);
+      // The pick against the graph's best plan (paired, replicated): oracle time outside any row.
+      HostTimer regret_timer;
+      if (auto regret = graph_regret(data_, provider, *slot.stream, rows, options_))
+        result_.regret.push_back(std::move(*regret));
+      result_.stage_ms["regret"] += regret_timer.elapsed_ms();
+    }
+    for (const auto& [engine, reason] : pass.choice->refused) {
+      if (reuse(provider.name(), engine.id)) continue;
+      auto row = skipped_row(&data_, provider.name(), reason);
+      row.engine_id = engine.id;
+      row.engine_name = engine.name;
+      row.engine_notes = engine.notes;
+      row.fp32_math = fp32_math_of(graph, engine);
+      row.reduced_precision = uses_reduced_precision(engine);
+      add(std::move(row));
+    }
+    for (const auto& id : pass.choice->selection.missing) {
+      auto row = skipped_row(&data_, provider.name(), not_offered_reason(id));
+      row.engine_id = id;
+      add(std::move(row));
+    }
+    if (pass.offered.empty())
+      add(skipped_row(&data_, provider.name(), "the provider offers no engine for this graph"));
+  }
+
+  GraphResult& result_;
+  GraphData& data_;
+  std::vector<ProviderSlot>& providers_;
+  const RunOptions& options_;
+  const FinishedRows& finished_;
+  std::size_t max_new_rows_;
+  RunObserver& observer_;
+  std::size_t new_rows_ = 0;
+};
+
 // Returns false when a stop (or the row limit) ended it early.
 bool run_graph(GraphResult& result, const Graph& graph, std::vector<ProviderSlot>& providers,
                const RunOptions& options, const FinishedRows& finished, std::size_t max_new_rows,
                RunObserver& observer) {
-  std::size_t new_rows = 0;
-  auto add = [&](RowResult row) {
-    result.results.push_back(std::move(row));
-    observer.row_finished(result, result.results.back());
-  };
-  // A row reused from `finished` is added as it was; it is not reported again.
-  auto reuse = [&](std::string_view provider, const std::optional<std::string>& engine_id) {
-    const auto* row = finished.find(provider, engine_id);
-    if (row) result.results.push_back(*row);
-    return row != nullptr;
-  };
   HostTimer inputs_timer;
   GraphData data(graph, options.seed, options.gpu_reference, options.fill);
   result.stage_ms["inputs"] += inputs_timer.elapsed_ms();
@@ -126,8 +310,11 @@ bool run_graph(GraphResult& result, const Graph& graph, std::vector<ProviderSlot
 
   const auto unsupported = graph.unsupported_types();
   if (!unsupported.empty()) {
-    for (auto& slot : providers)
-      add(skipped_row(&data, slot.provider->name(), "unsupported op " + unsupported.front()));
+    for (auto& slot : providers) {
+      result.results.push_back(
+          skipped_row(&data, slot.provider->name(), "unsupported op " + unsupported.front()));
+      observer.row_finished(result, result.results.back());
+    }
     return true;
   }
   if (options.dump_tensors_dir) {
@@ -137,149 +324,7 @@ bool run_graph(GraphResult& result, const Graph& graph, std::vector<ProviderSlot
       result.error_message = fmt::format("--dump-tensors: {}", e.what());
     }
   }
-  // Each provider's rows in three passes: which engines it runs (or why none), then the rows
-  // themselves, then what follows them (rows that never started, the oracle's regret, refused and
-  // missing engines). The middle pass runs the rows of consecutive providers whose streams group
-  // rows (GPU providers of this process's device) as one group: the cuBLASLt rows of a GEMM then
-  // follow cuDNN's with the device still loaded, instead of after the host built their plans with
-  // the device idle (a row at the power cap warmed up 1.2-1.4 s after such a gap, 0.35 s after
-  // another row's samples; bench/results/throughput-h200.json), and their rows at the cap take
-  // their turns together. The rows are added in provider order at the end, as they run alone.
-  struct ProviderRows {
-    ProviderSlot* slot = nullptr;
-    std::optional<RowEngines> choice;
-    std::vector<EngineInfo> offered, pending;
-    std::size_t started = 0;
-  };
-  std::vector<ProviderRows> passes;
-  for (auto& slot : providers) {
-    auto& pass = passes.emplace_back();
-    pass.slot = &slot;
-    auto& provider = *slot.provider;
-    if (slot.lost_at) {
-      add(device_lost_row(data, provider.name(), *slot.lost_at));
-      continue;
-    }
-    if (const auto refusal = device_budget_refusal(graph, options, provider); !refusal.empty()) {
-      add(skipped_row(&data, provider.name(), refusal));
-      continue;
-    }
-    HostTimer engines_timer;
-    // Charged to the graph however enumeration ends.
-    struct Charge {
-      HostTimer& timer;
-      double& to;
-      ~Charge() { to += timer.elapsed_ms(); }
-    };
-    try {
-      Charge charge{engines_timer, result.stage_ms["engines"]};
-      pass.offered = provider.engines(graph);
-    } catch (const Unsupported& e) {
-      add(skipped_row(&data, provider.name(), e.what()));
-      continue;
-    } catch (const std::exception& e) {
-      add(error_row(data, provider.name(), fmt::format("engine enumeration failed: {}", e.what())));
-      continue;
-    }
-    pass.choice = row_engines(pass.offered, options, provider.name(), result.content_hash);
-    for (const auto& engine : pass.choice->selection.engines)
-      if (!reuse(provider.name(), engine.id)) pass.pending.push_back(engine);
-  }
-  // The rows, a run of grouping providers at a time.
-  for (std::size_t p = 0; p < passes.size();) {
-    auto end = p + 1;
-    if (groups_rows(*passes[p].slot->stream, options))
-      while (end < passes.size() && groups_rows(*passes[end].slot->stream, options)) ++end;
-    std::vector<GroupRow> rows;
-    std::vector<std::pair<std::size_t, std::size_t>> owner;  // (pass, engine index) of each row
-    for (auto q = p; q < end; ++q) {
-      if (!passes[q].choice) continue;
-      for (std::size_t i = 0; i < passes[q].pending.size(); ++i) {
-        rows.push_back({*passes[q].slot->provider, *passes[q].slot->stream, passes[q].pending[i]});
-        owner.emplace_back(q, i);
-      }
-    }
-    const auto rows_before = new_rows;
-    std::size_t started = 0;
-    bool halted = false;
-    run_row_group(
-        data, rows, options,
-        [&](std::size_t r) {
-          auto& pass = passes[owner[r].first];
-          if (stop_requested() || (max_new_rows > 0 && rows_before + started >= max_new_rows)) {
-            halted = true;
-            return false;
-          }
-          if (pass.slot->lost_at) return false;
-          observer.row_started(result, pass.slot->provider->name(), rows[r].engine);
-          ++started;
-          ++pass.started;
-          return true;
-        },
-        [&](std::size_t r) {
-          observer.row_started(result, passes[owner[r].first].slot->provider->name(), rows[r].engine);
-        },
-        [&](std::size_t r, RowResult row) {
-          auto& pass = passes[owner[r].first];
-          row.engine_label = pass.choice->wanted.label_of(rows[r].engine);
-          // After every row, not only failed ones: the oracle after a passing row can lose it too.
-          note_device_loss(providers, graph.name, row);
-          add(std::move(row));
-          ++new_rows;
-        });
-    if (halted) return false;
-    p = end;
-  }
-  // Every row of the graph so far in provider order (already reported or reused: moved, not added
-  // again), each provider's followed by what follows its rows.
-  std::vector<RowResult> ran = std::move(result.results);
-  std::vector<bool> moved(ran.size(), false);
-  result.results.clear();
-  for (auto& pass : passes) {
-    auto& slot = *pass.slot;
-    auto& provider = *slot.provider;
-    const auto first_row = result.results.size();
-    for (std::size_t i = 0; i < ran.size(); ++i)
-      if (!moved[i] && ran[i].provider == provider.name()) {
-        result.results.push_back(std::move(ran[i]));
-        moved[i] = true;
-      }
-    if (!pass.choice) continue;
-    for (std::size_t i = pass.started; i < pass.pending.size();
-         ++i) {  // the device was lost before they started
-      auto row = device_lost_row(data, provider.name(), slot.lost_at.value_or(""));
-      row.engine_id = pass.pending[i].id;
-      row.engine_name = pass.pending[i].name;
-      add(std::move(row));
-    }
-    if (options.oracle.enabled && !options.oracle.aa_self_check && !slot.lost_at) {
-      std::vector<const RowResult*> rows;
-      for (auto i = first_row; i < result.results.size(); ++i) rows.push_back(&result.results[i]);
-      // The pick against the graph's best plan (paired, replicated): oracle time outside any row.
-      HostTimer regret_timer;
-      if (auto regret = graph_regret(data, provider, *slot.stream, rows, options))
-        result.regret.push_back(std::move(*regret));
-      result.stage_ms["regret"] += regret_timer.elapsed_ms();
-    }
-    for (const auto& [engine, reason] : pass.choice->refused) {
-      if (reuse(provider.name(), engine.id)) continue;
-      auto row = skipped_row(&data, provider.name(), reason);
-      row.engine_id = engine.id;
-      row.engine_name = engine.name;
-      row.engine_notes = engine.notes;
-      row.fp32_math = fp32_math_of(graph, engine);
-      row.reduced_precision = uses_reduced_precision(engine);
-      add(std::move(row));
-    }
-    for (const auto& id : pass.choice->selection.missing) {
-      auto row = skipped_row(&data, provider.name(), not_offered_reason(id));
-      row.engine_id = id;
-      add(std::move(row));
-    }
-    if (pass.offered.empty())
-      add(skipped_row(&data, provider.name(), "the provider offers no engine for this graph"));
-  }
-  return true;
+  return GraphRows(result, data, providers, options, finished, max_new_rows, observer).run();
 }
 
 class InProcessExecutor final : public GraphExecutor {
