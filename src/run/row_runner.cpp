@@ -286,16 +286,6 @@ bool groups_rows(Stream& stream, const RunOptions& options) {
   return options.group_rows && !options.profile_child_plan && stream.make_kernel_timer() != nullptr;
 }
 
-void run_row_group(GraphData& data, Provider& provider, Stream& stream,
-                   const std::vector<EngineInfo>& engines, const RunOptions& options,
-                   const std::function<bool(std::size_t)>& starting,
-                   const std::function<void(std::size_t)>& running,
-                   const std::function<void(std::size_t, RowResult)>& finished) {
-  std::vector<GroupRow> rows;
-  for (const auto& engine : engines) rows.push_back({provider, stream, engine});
-  run_row_group(data, rows, options, starting, running, finished);
-}
-
 void run_row_group(GraphData& data, const std::vector<GroupRow>& rows, const RunOptions& options,
                    const std::function<bool(std::size_t)>& starting,
                    const std::function<void(std::size_t)>& running,

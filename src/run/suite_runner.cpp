@@ -97,6 +97,12 @@ void dump_graph_tensors(GraphData& data, const std::string& dir) {
   }
 }
 
+// A new row of the graph, reported as it is added.
+void add_row(GraphResult& result, RunObserver& observer, RowResult row) {
+  result.results.push_back(std::move(row));
+  observer.row_finished(result, result.results.back());
+}
+
 // One graph's rows over the providers, in three passes: each provider's engines (or why it has
 // none: a row that says so), then the rows themselves, then what follows each provider's rows
 // (those the device's loss kept from starting, the oracle's regret, refused and missing engines).
@@ -156,10 +162,7 @@ class GraphRows {
     std::size_t started = 0;
   };
 
-  void add(RowResult row) {
-    result_.results.push_back(std::move(row));
-    observer_.row_finished(result_, result_.results.back());
-  }
+  void add(RowResult row) { add_row(result_, observer_, std::move(row)); }
   // A row reused from `finished` is added as it was; it is not reported again.
   bool reuse(std::string_view provider, const std::optional<std::string>& engine_id) {
     const auto* row = finished_.find(provider, engine_id);
@@ -306,11 +309,9 @@ bool run_graph(GraphResult& result, const Graph& graph, std::vector<ProviderSlot
 
   const auto unsupported = graph.unsupported_types();
   if (!unsupported.empty()) {
-    for (auto& slot : providers) {
-      result.results.push_back(
-          skipped_row(&data, slot.provider->name(), "unsupported op " + unsupported.front()));
-      observer.row_finished(result, result.results.back());
-    }
+    for (auto& slot : providers)
+      add_row(result, observer,
+              skipped_row(&data, slot.provider->name(), "unsupported op " + unsupported.front()));
     return true;
   }
   if (options.dump_tensors_dir) {
