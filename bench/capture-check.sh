@@ -13,7 +13,8 @@
 #   bench/capture-check.sh OUT_DIR [MODEL...]      MODEL: resnet50 bert llama (default: all three)
 #
 # Environment: DNNBENCH_BIN (default build/gpu919/dnnbench, the build against PyTorch's cuDNN, which
-# the captures were made with, else build/gpu/dnnbench), RUN_ARGS (extra `dnnbench run` options).
+# the captures were made with, else build/gpu/dnnbench), RUN_ARGS (extra `dnnbench run` options),
+# RUN_SECONDS (each run is interrupted after so long and writes the rows it has: a time-boxed check).
 # The comparison says when the run's cuDNN is not the capture's: picks and kernel names follow it.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -29,6 +30,8 @@ if [ -z "${DNNBENCH_BIN:-}" ] && [ -x build/gpu919/dnnbench ]; then
 fi
 [ -x "$bin" ] || { echo "capture-check: no dnnbench binary at $bin (set DNNBENCH_BIN)" >&2; exit 2; }
 mkdir -p "$out" || exit 2
+cut=()
+[ -n "${RUN_SECONDS:-}" ] && cut=(timeout -s INT "$RUN_SECONDS")
 rc=0
 for m in "${models[@]}"; do
   case "$m" in
@@ -46,12 +49,27 @@ for m in "${models[@]}"; do
   rm -rf "$out/$m"
   "$bin" import "$log" -o "$out/$m" -q > "$out/$m-import.log" 2>&1 || { echo "capture-check: $m: import failed (see $out/$m-import.log)"; rc=1; continue; }
   # shellcheck disable=SC2086
-  "$bin" run -g "$out/$m" --provider cudnn --max-engines 1 --progress none ${RUN_ARGS:-} -o "$out/$m-run.json" \
+  "${cut[@]}" "$bin" run -g "$out/$m" --provider cudnn --max-engines 1 --progress none ${RUN_ARGS:-} -o "$out/$m-run.json" \
     > "$out/$m-run.log" 2>&1
   run_rc=$?
   grep -E "^time:" "$out/$m-run.log"
   [ $run_rc -eq 0 ] || { echo "capture-check: $m: run exit code $run_rc (see $out/$m-run.log)"; rc=1; }
+  # The graphs the framework ran through cuDNN's legacy API (its batch norm): that engine's run too,
+  # so they are held to the kernels the framework ran, not to the graph API's.
+  also=()
+  mapfile -t legacy < <(python3 -c 'import json, sys
+for g in json.load(open(sys.argv[1]))["graphs"]:
+    if any("ran legacy_bn" in s for s in g.get("sources", [])): print(sys.argv[2] + "/" + g["file"])' \
+    "$out/$m/manifest.json" "$out/$m")
+  if [ ${#legacy[@]} -gt 0 ]; then
+    # shellcheck disable=SC2086
+    "${cut[@]}" "$bin" run $(printf -- '-g %s ' "${legacy[@]}") --provider cudnn --engine legacy_bn --progress none \
+      ${RUN_ARGS:-} -o "$out/$m-run-legacy.json" > "$out/$m-run-legacy.log" 2>&1 ||
+      { echo "capture-check: $m: the legacy-API run failed (see $out/$m-run-legacy.log)"; rc=1; }
+    grep -E "^time:" "$out/$m-run-legacy.log"
+    [ -s "$out/$m-run-legacy.json" ] && also=(--also "$out/$m-run-legacy.json")
+  fi
   [ -s "$out/$m-run.json" ] && python3 bench/lib/capture_compare.py "$out/$m" "$out/$m-run.json" "$kernels" \
-    --json "$out/$m-compare.json" || rc=1
+    "${also[@]}" --json "$out/$m-compare.json" || rc=1
 done
 exit $rc

@@ -35,6 +35,9 @@
 #                 an older build's with BASE_BIN), planted (a planted x1.05 found by compare: PLANT_FACTOR)
 #   overhead      overhead (bench/overhead.sh; OVERHEAD_EXTRA), overhead4 (--max-engines 4),
 #                 overhead-cache (the suite twice on an empty compiled-plan cache: compiling, loading)
+#   captures      capture (PyTorch's cuDNN logs imported, run and held against its own kernels:
+#                 bench/capture-check.sh; CAPTURE_MODELS), capture-oracle (their workload report,
+#                 --oracle --max-engines 3; CAPTURE_ORACLE_SECONDS)
 #   oracle        oracle3 (the oracle at scale: --oracle --max-engines 3 over the ResNet-50 set),
 #                 aa (the oracle's A/A over graphs/samples: bench/oracle-aa.sh; AA_EXTRA,
 #                 AA_SECONDS), tuning (a tuning file made with cuDNN 9.14 re-timed on 9.19)
@@ -592,6 +595,40 @@ if want workloads; then
   wl_journal_summary "$OUT_DIR/wl-defaults.json.journal.jsonl" $((SECONDS - start))
   grep -E "^Summary|^time|rows" "$OUT_DIR/wl-defaults.log" | head -6
 fi
+if want capture; then
+  # PyTorch's own cuDNN logs imported and run on the captures' cuDNN (the 9.19 build), against the
+  # framework's kernels of one step profiled again here (bench/capture-check.sh; CAPTURE_MODELS).
+  wait919
+  stage "capture check: ${CAPTURE_MODELS:=bert llama resnet50} (bench/capture-check.sh)"
+  # shellcheck disable=SC2086
+  RUN_SECONDS=${CAPTURE_RUN_SECONDS:-200} timeout "$(cap "${CAPTURE_SECONDS:-400}")" bench/capture-check.sh \
+    "$OUT_DIR/capture" $CAPTURE_MODELS > "$OUT_DIR/capture.log" 2>&1
+  echo "capture-check rc $?"; grep -vE "^  not in the framework" "$OUT_DIR/capture.log" | tail -24
+fi
+
+if want capture-oracle; then
+  # The workload report over the captures: which layers' picks the best plan measured beats.
+  wait919
+  stage "the captures' workload report: --oracle --max-engines 3 for ${CAPTURE_ORACLE_SECONDS:=400} s"
+  dirs=$(for m in bert llama resnet50; do [ -f "$OUT_DIR/capture/$m/manifest.json" ] && printf '%s,' "$OUT_DIR/capture/$m"; done)
+  LD_LIBRARY_PATH="$CUDNN919/lib:$LD_LIBRARY_PATH" timeout -s INT "$(cap "$CAPTURE_ORACLE_SECONDS")" "$B919" run \
+    -g "${dirs%,}" --provider cudnn --oracle --max-engines 3 --progress none -o "$OUT_DIR/capture-oracle.json" \
+    > "$OUT_DIR/capture-oracle.log" 2>&1
+  echo "capture oracle rc $?"; grep -E "^time:" "$OUT_DIR/capture-oracle.log"
+  python3 - "$OUT_DIR/capture-oracle.json" <<'PY2'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+print("graphs in the results:", len(doc.get("graphs", [])))
+for rep in doc.get("workload_report") or []:
+    for g in rep.get("groups", []):
+        o = g.get("oracle") or {}
+        print("%-8s %-18s graphs %3s layers %4s judged %3s beaten %3s geomean %.3f worst %.3f saved %.1f%%" % (
+            g.get("kind"), g.get("name"), g.get("graphs"), g.get("layers"), o.get("layers_judged"),
+            o.get("layers_beaten"), o.get("geomean_gap") or 1, o.get("worst_gap") or 1,
+            100 * (o.get("time_saved_share") or 0)))
+PY2
+fi
+
 if want wl-oracle; then
   # --oracle --max-engines 3 on every WL_ORACLE_EVERY-th graph (a spread over the models).
   stage "graphs/workloads: --oracle --max-engines 3 on every ${WL_ORACLE_EVERY:=20}th graph for ${WL_ORACLE_SECONDS:=240} s"

@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """A framework's captured step against dnnbench's run of its imported graphs (bench/capture-check.sh).
 
-    capture_compare.py IMPORT_DIR RUN.json KERNELS.json [--json OUT.json]
+    capture_compare.py IMPORT_DIR RUN.json KERNELS.json [--also RUN2.json ...] [--json OUT.json]
     capture_compare.py --self-test
 
 IMPORT_DIR: `dnnbench import LOG -o IMPORT_DIR` (its manifest.json counts each graph's executions and
 names the engine the framework ran); RUN.json: `dnnbench run -g IMPORT_DIR --provider cudnn
 --max-engines 1 -o RUN.json` (the heuristic pick of each graph, with its kernels from CUPTI);
 KERNELS.json: the framework's own kernels of one step (tests/data/cudnn-log/torch_step.py MODEL
-profile: name, count, total_us).
+profile: name, count, total_us). --also: runs of the engine the framework ran where it is not the
+heuristic's (PyTorch's batch norm calls cuDNN's legacy API: `--engine legacy_bn`); a graph's row from
+them is taken where its engine is the one the framework ran.
 
 Per graph: whether the pick ran the engine the framework ran (where the log says), whether every
 kernel it ran is one the framework ran (by name), and its time times the graph's executions. Over
@@ -34,7 +36,7 @@ def load(path, what):
 
 def engine_ran(sources):
     for s in sources:
-        m = re.search(r"ran (eng\d+)", s)
+        m = re.search(r"ran (eng\d+|legacy_bn)", s)
         if m:
             return m.group(1)
     return None
@@ -71,9 +73,15 @@ def kernel_key(name):
     return name[len("void "):] if name.startswith("void ") else name
 
 
-def compare(manifest, run, kernels):
+def row_engine(row):
+    return row.get("engine_id") or row.get("engine_name")
+
+
+def compare(manifest, run, kernels, also=()):
+    runs = [run, *also]
     names = [k["name"] for k in kernels.get("kernels", [])]
-    names += [k["name"] for g in run.get("graphs", []) for r in g.get("results", []) for k in r.get("kernels") or []]
+    names += [k["name"] for rn in runs for g in rn.get("graphs", []) for r in g.get("results", [])
+              for k in r.get("kernels") or []]
     plain = demangled(names)
     key = lambda n: kernel_key(plain.get(n, n))  # noqa: E731
     torch = {}
@@ -83,12 +91,17 @@ def compare(manifest, run, kernels):
         t["total_us"] += k["total_us"]
     # A run of the import folder names each graph by the manifest's name and its path by where the
     # log holds it; a run of the files one by one, by the file's path.
-    rows_by_name, rows_by_file = {}, {}
-    for g in run.get("graphs", []):
-        path = g.get("graph_path") or ""
-        rows_by_file[path.rsplit("/", 1)[-1]] = g
-        if g.get("graph_name"):
-            rows_by_name.setdefault(g["graph_name"], g)
+    def index(rn):
+        by_name, by_file = {}, {}
+        for g in rn.get("graphs", []):
+            path = g.get("graph_path") or ""
+            by_file[path.rsplit("/", 1)[-1]] = g
+            if g.get("graph_name"):
+                by_name.setdefault(g["graph_name"], g)
+        return by_name, by_file
+
+    rows_by_name, rows_by_file = index(run)
+    also_rows = [index(rn) for rn in also]
     graphs = []
     dnn_by_name = {}  # kernel name -> [expected launches a step, us a step]
     executions = passed_executions = 0
@@ -97,14 +110,20 @@ def compare(manifest, run, kernels):
         executions += count
         g = rows_by_file.get(entry["file"]) or rows_by_name.get(entry["name"])
         row = (g or {}).get("results", [None])[0] if g and g.get("results") else None
+        framework_engine = engine_ran(entry.get("sources", []))
+        for by_name, by_file in also_rows:
+            other = by_file.get(entry["file"]) or by_name.get(entry["name"])
+            for r in (other or {}).get("results", []):
+                if framework_engine and row_engine(r) == framework_engine and r.get("status") == "success":
+                    row, g = r, other
         rec = {"graph": entry["name"], "file": entry["file"], "count": count,
-               "ops": entry.get("ops", []), "framework_engine": engine_ran(entry.get("sources", []))}
+               "ops": entry.get("ops", []), "framework_engine": framework_engine}
         if row is None:
             rec["status"] = (g or {}).get("status", "not run")
             graphs.append(rec)
             continue
         rec["status"] = row.get("status")
-        rec["engine"] = row.get("engine_name") or row.get("engine_id")
+        rec["engine"] = row_engine(row)
         rec["passed"] = bool(row.get("passed"))
         if rec["passed"]:
             passed_executions += count
@@ -166,7 +185,9 @@ def self_test():
         {"name": "g1", "file": "0001_g1.json", "count": 2, "ops": ["ConvolutionFwdAttributes"],
          "sources": ["log:10 (process 1, thread 1, handle none; 2 executions; ran eng3 KERNEL_CFG=1)"]},
         {"name": "g2", "file": "0002_g2.json", "count": 1, "ops": ["MatmulAttributes"], "sources": ["log:20"]},
-        {"name": "g3", "file": "0003_g3.json", "count": 1, "ops": ["PointwiseAttributes"], "sources": []}]}
+        {"name": "g3", "file": "0003_g3.json", "count": 1, "ops": ["PointwiseAttributes"], "sources": []},
+        {"name": "bn", "file": "0004_bn.json", "count": 1, "ops": ["BatchnormAttributes"],
+         "sources": ["log:30 (process 1, thread 1, handle h; 1 executions; ran legacy_bn mode=persistent)"]}]}
     run = {"graphs": [
         {"graph_path": "cap/0001_g1.json", "results": [{"status": "success", "passed": True, "engine_name": "eng3",
                                                         "kernels": [{"name": "conv_k", "launches": 1, "median_ms": 0.010}]}]},
@@ -175,18 +196,30 @@ def self_test():
          "results": [{"status": "success", "passed": True, "engine_name": "eng0",
                                                         "kernels": [{"name": "gemm_k", "launches": 2, "median_ms": 0.005},
                                                                     {"name": "other_k", "launches": 1, "median_ms": 0.001}]}]},
-        {"graph_path": "cap/0003_g3.json", "status": "error", "results": []}]}
+        {"graph_path": "cap/0003_g3.json", "status": "error", "results": []},
+        # The heuristic's pick of a batch norm: a graph-API engine, not what the framework ran.
+        {"graph_path": "cap/0004_bn.json", "results": [{"status": "success", "passed": True, "engine_id": "eng1",
+                                                        "kernels": [{"name": "graph_bn_k", "launches": 1, "median_ms": 0.5}]}]}]}
+    legacy = {"graphs": [
+        {"graph_path": "cap/0001_g1.json", "results": [{"status": "skipped", "engine_id": "legacy_bn"}]},
+        {"graph_path": "cap/0004_bn.json", "results": [{"status": "success", "passed": True, "engine_id": "legacy_bn",
+                                                        "kernels": [{"name": "bn_fw_k", "launches": 1, "median_ms": 0.004}]}]}]}
     kernels = {"kernels": [{"name": "conv_k", "count": 2, "total_us": 21.0},
                            {"name": "Memset (Device)", "count": 1, "total_us": 1.0},
                            {"name": "gemm_k", "count": 2, "total_us": 10.0},
-                           {"name": "elementwise", "count": 5, "total_us": 3.0}]}
-    s = compare(manifest, run, kernels)["summary"]
+                           {"name": "elementwise", "count": 5, "total_us": 3.0},
+                           {"name": "bn_fw_k", "count": 1, "total_us": 4.0}]}
+    s = compare(manifest, run, kernels, [legacy])["summary"]
+    alone = compare(manifest, run, kernels)["summary"]
     checks = [
-        (s["executions"], 4), (s["executions_run_and_passed"], 3),
-        (s["graphs_same_kernels"], 1), (s["graphs_with_kernels"], 2),
-        (s["graphs_same_engine"], 1), (s["graphs_engine_known"], 1),
+        (s["executions"], 5), (s["executions_run_and_passed"], 4),
+        (s["graphs_same_kernels"], 2), (s["graphs_with_kernels"], 3),
+        (s["graphs_same_engine"], 2), (s["graphs_engine_known"], 2),
         (s["kernel_names_not_in_framework"], ["other_k"]),
-        (round(s["matched_us_dnnbench"], 6), 30.0), (s["matched_us_framework"], 31.0),
+        (round(s["matched_us_dnnbench"], 6), 34.0), (s["matched_us_framework"], 35.0),
+        # Without the legacy run, the batch norm is held to the heuristic's kernels.
+        (alone["graphs_same_kernels"], 1), (alone["graphs_same_engine"], 1),
+        (alone["kernel_names_not_in_framework"], ["graph_bn_k", "other_k"]),
         (s["launches_matched"]["conv_k"], {"dnnbench": 2, "framework": 2}),
         (kernel_key("[memset 4 bytes]"), kernel_key("Memset (Device)")),
         (kernel_key("void cudnn::fusion::convert_dq_to_16bits<false>(void const*, void*, bool)"),
@@ -218,10 +251,13 @@ def main():
     ap.add_argument("import_dir")
     ap.add_argument("run_json")
     ap.add_argument("kernels_json")
+    ap.add_argument("--also", action="append", default=[], metavar="RUN.json",
+                    help="a run of the engines the framework ran (its rows are taken where their engine is)")
     ap.add_argument("--json", help="write the comparison here")
     a = ap.parse_args()
     manifest = load(f"{a.import_dir}/manifest.json", "the import manifest")
-    result = compare(manifest, load(a.run_json, "the run"), load(a.kernels_json, "the framework's kernels"))
+    result = compare(manifest, load(a.run_json, "the run"), load(a.kernels_json, "the framework's kernels"),
+                     [load(p, "a run of the framework's engines") for p in a.also])
     s = result["summary"]
     note = version_note(manifest, load(a.run_json, "the run"))
     if note:

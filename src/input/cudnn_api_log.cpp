@@ -714,6 +714,16 @@ std::optional<json> legacy_batchnorm(const CudnnLogCall& call) {
   return b.take();
 }
 
+// What a legacy batch-norm call ran, named as the cuDNN provider's legacy engine and its mode knob
+// ("legacy_bn mode=persistent"), to hold dnnbench's row of the same plan against it.
+std::string legacy_batchnorm_ran(const CudnnLogCall& call) {
+  const auto mode = call.value("mode").value_or("");
+  const auto name = mode.substr(0, mode.find(' '));
+  if (name == "CUDNN_BATCHNORM_SPATIAL_PERSISTENT") return "legacy_bn mode=persistent";
+  if (name == "CUDNN_BATCHNORM_SPATIAL") return "legacy_bn mode=spatial";
+  return "legacy_bn mode=" + (name.empty() ? std::string("?") : name);
+}
+
 // The lines nested under the first parameter line starting with `header` (trimmed, one per line):
 // an operation graph as the log prints a descriptor, the same at its finalize and inside every
 // execution's plan. Empty when absent.
@@ -787,6 +797,7 @@ class CudnnLogImporter {
         auto& entry = entry_for(key, call);
         if (entry.graph.is_null() && entry.not_imported.empty()) entry.graph = std::move(*graph);
         ++entry.executions;
+        add_engine(entry, legacy_batchnorm_ran(call));
         last_ = Last{key, call.thread, call.function, true};
       }
     } catch (const std::exception& e) {

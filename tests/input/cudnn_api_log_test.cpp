@@ -81,6 +81,11 @@ TEST(CudnnApiLog, LegacyBatchNormCallThatRanBecomesABatchNormGraph) {
   EXPECT_EQ((*bn)["tensors"][0]["strides"], nlohmann::json({200704, 1, 3584, 64}));
   EXPECT_EQ((*bn)["tensors"][0]["data_type"], "half");
   EXPECT_TRUE(build_manifest({{"bn.log", r}}).not_imported.empty());
+  // The plan it ran, as the cuDNN provider's legacy engine names it.
+  for (const auto& g : r.graphs) {
+    if (&g.graph != bn) continue;
+    EXPECT_NE(g.source.find("ran legacy_bn mode=persistent"), std::string::npos) << g.source;
+  }
 }
 
 TEST(CudnnApiLog, ExecutionsCountAndAFailedOneDoesNot) {

@@ -14,6 +14,7 @@
 #include "graph/reader.hpp"
 #include "input/archive.hpp"  // ScopedTempDir
 #include "providers/cudnn/cudnn_provider.hpp"
+#include "providers/cudnn/legacy_batchnorm.hpp"
 #include "run/row_runner.hpp"
 #include "session/graph_data.hpp"
 
@@ -206,6 +207,80 @@ TEST(CudnnProvider, BatchnormBackwardRowsPass) {
   REQUIRE_GPU();
   expect_rows_pass("batchnorm_backward_nhwc_fp16");
 }
+// Frameworks run batch norm through cuDNN's legacy API (tests/data/cudnn-log: every batch norm of
+// PyTorch's ResNet-50 step): the provider lists it as one more engine, last, with the mode PyTorch
+// picks as its heuristic plan, and both modes pass.
+TEST(CudnnProvider, LegacyBatchnormEngineRunsBothModesAndPasses) {
+  REQUIRE_GPU();
+  for (const auto& [name, framework] :
+       {std::pair{"batchnorm_backward_nhwc_fp16", "persistent"}, std::pair{"batchnorm_training", "spatial"},
+        std::pair{"batchnorm_backward", "spatial"}}) {
+    SCOPED_TRACE(name);
+    auto provider = make_cudnn_provider();
+    auto stream = provider->make_stream();
+    const Graph graph = testing::sample_graph(name);
+    const auto engines = provider->engines(graph);
+    ASSERT_FALSE(engines.empty());
+    const EngineInfo& legacy = engines.back();
+    ASSERT_EQ(legacy.id, "legacy_bn");
+    const PlanSpec heuristic = provider->heuristic_plan(graph, legacy);
+    ASSERT_EQ(heuristic.knobs.size(), 1u);
+    EXPECT_EQ(heuristic.knobs[0].value, framework);
+    EXPECT_EQ(provider->plan_space(graph, legacy, SweepLimits{}).size(), 2u);
+    GraphData data(graph, 42);
+    auto options = quick_options();
+    options.oracle.enabled = true;
+    const RowResult row = run_row(data, *provider, *stream, legacy, options);
+    ASSERT_EQ(row.status, RowStatus::success) << row.error_message.value_or("");
+    ASSERT_TRUE(row.correctness);
+    EXPECT_TRUE(row.correctness->passed) << row.correctness->norm_rel_error;
+    ASSERT_TRUE(row.oracle);
+    ASSERT_EQ(row.oracle->candidates.size(), 2u);
+    for (const auto& c : row.oracle->candidates) {
+      EXPECT_FALSE(c.error) << c.plan_name << ": " << c.error.value_or("");
+      EXPECT_TRUE(c.median_ms) << c.plan_name;
+    }
+  }
+}
+
+// Which graphs the legacy engine takes, and the mode PyTorch would call it with: no device needed.
+TEST(CudnnLegacyBatchnorm, TakesOneTrainingOrBackwardNodeInTheFrameworksMode) {
+  std::string why;
+  for (const char* name : {"batchnorm_training", "batchnorm_backward", "batchnorm_backward_nhwc_fp16"}) {
+    SCOPED_TRACE(name);
+    const Graph graph = testing::sample_graph(name);
+    const auto engine = cudnn::legacy_batchnorm_engine(graph, why);
+    ASSERT_TRUE(engine) << why;
+    EXPECT_EQ(engine->id, "legacy_bn");
+    const auto space = cudnn::legacy_plan_space(graph);
+    ASSERT_EQ(space.size(), 2u);
+    EXPECT_EQ(cudnn::legacy_mode(graph, space[0]), cudnn::framework_mode(graph));
+    EXPECT_NE(cudnn::legacy_mode(graph, space[1]), cudnn::framework_mode(graph));
+    EXPECT_EQ(cudnn::legacy_mode(graph, PlanSpec{"legacy_bn", {}}), cudnn::framework_mode(graph));
+    EXPECT_THROW(cudnn::legacy_mode(graph, PlanSpec{"legacy_bn", {{"mode", "per_activation"}}}), Unsupported);
+  }
+  EXPECT_EQ(cudnn::framework_mode(testing::sample_graph("batchnorm_backward_nhwc_fp16")),
+            cudnn::LegacyBnMode::persistent);
+  EXPECT_EQ(cudnn::framework_mode(testing::sample_graph("batchnorm_training")), cudnn::LegacyBnMode::spatial);
+  EXPECT_FALSE(
+      cudnn::legacy_batchnorm_engine(testing::sample_graph("batchnorm_training_running_nhwc_fp16"), why));
+  EXPECT_NE(why.find("running averages"), std::string::npos) << why;
+  EXPECT_FALSE(cudnn::legacy_batchnorm_engine(testing::sample_graph("batchnorm_inference_nhwc_fp16"), why));
+  EXPECT_NE(why.find("training and backward"), std::string::npos) << why;
+  EXPECT_FALSE(cudnn::legacy_batchnorm_engine(testing::sample_graph("conv_fwd_2d_nhwc_fp16"), why));
+}
+
+// The legacy API updates running averages in place; a graph that reads them from one tensor and
+// writes another is not offered to it, and says why on the command line (`--engine legacy_bn`).
+TEST(CudnnProvider, LegacyBatchnormEngineIsNotOfferedForRunningAverages) {
+  REQUIRE_GPU();
+  auto provider = make_cudnn_provider();
+  for (const auto& e : provider->engines(testing::sample_graph("batchnorm_training_running_nhwc_fp16")))
+    EXPECT_NE(e.id, "legacy_bn");
+  for (const auto& e : provider->engines(testing::sample_graph("batchnorm_inference_nhwc_fp16")))
+    EXPECT_NE(e.id, "legacy_bn");
+}
+
 TEST(CudnnProvider, LayerAndRmsNormRowsPass) {
   REQUIRE_GPU();
   expect_rows_pass("layernorm_training");

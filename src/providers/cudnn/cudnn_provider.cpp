@@ -3,7 +3,8 @@
 // index. heuristic_plan(): that engine's first heuristic config, or its default knobs.
 // plan_space(): its heuristic configs plus one-knob variations read from its knob info.
 // build(): a runtime-compiled engine's plan is kept in the compiled-plan cache and loaded from it
-// on later builds (providers/compiled_plan_cache.hpp says why).
+// on later builds (providers/compiled_plan_cache.hpp says why). A batch-norm training or backward
+// graph also lists the legacy API's engine last (providers/cudnn/legacy_batchnorm.hpp says why).
 #include "providers/cudnn/cudnn_provider.hpp"
 
 #include <fmt/format.h>
@@ -15,6 +16,7 @@
 #include "providers/compiled_plan_cache.hpp"
 #include "providers/cudnn/device.hpp"
 #include "providers/cudnn/engines.hpp"
+#include "providers/cudnn/legacy_batchnorm.hpp"
 #include "providers/cudnn/plan.hpp"
 #include "providers/graph_cache_key.hpp"
 #include "sys/utc_timestamp.hpp"
@@ -55,6 +57,64 @@ class CudnnProvider final : public CudaProvider {
   }
 
   std::vector<EngineInfo> engines(const Graph& graph) override {
+    if (no_device()) throw Unsupported(*no_device());
+    std::string legacy_why;
+    auto legacy = legacy_batchnorm_engine(graph, legacy_why);
+    std::vector<EngineInfo> out;
+    try {
+      out = graph_api_engines(graph);
+    } catch (const Unsupported& e) {
+      if (!legacy) throw;
+      legacy->notes.push_back(std::string("the graph API runs no engine for it: ") + e.what());
+    }
+    if (legacy) out.push_back(std::move(*legacy));
+    return out;
+  }
+
+  PlanSpec heuristic_plan(const Graph& graph, const EngineInfo& engine) override {
+    if (engine.id == kLegacyBatchnormEngine) return legacy_plan_space(graph).front();
+    const EngineEntry& e = entry(graph, engine.id);
+    return to_spec(e.heuristic_configs.empty() ? EngineConfig{e.index, {}} : e.heuristic_configs.front());
+  }
+
+  std::vector<PlanSpec> plan_space(const Graph& graph, const EngineInfo& engine,
+                                   const SweepLimits& limits) override {
+    if (engine.id == kLegacyBatchnormEngine) {
+      auto specs = legacy_plan_space(graph);
+      if (limits.max_plans > 0 && specs.size() > static_cast<std::size_t>(limits.max_plans))
+        specs.resize(static_cast<std::size_t>(limits.max_plans));
+      return specs;
+    }
+    std::vector<PlanSpec> specs;
+    for (const auto& c : cudnn::plan_space(entry(graph, engine.id), limits.max_plans))
+      specs.push_back(to_spec(c));
+    return specs;
+  }
+
+  bool can_build_ahead() override { return plan_cache_.enabled() && !no_device(); }
+
+  // The legacy engine compiles nothing: there is nothing to build ahead.
+  bool build_ahead(const Graph& graph, const EngineInfo& engine) override {
+    if (engine.id == kLegacyBatchnormEngine) return false;
+    const EngineConfig config = from_spec(heuristic_plan(graph, engine));
+    return build_or_load(graph, config, /*ahead=*/true) != nullptr;
+  }
+
+  bool build_plan_ahead(const Graph& graph, const PlanSpec& spec) override {
+    if (spec.engine_id == kLegacyBatchnormEngine) return false;
+    return build_or_load(graph, from_spec(spec), /*ahead=*/true) != nullptr;
+  }
+
+  std::unique_ptr<Plan> build(const Graph& graph, const PlanSpec& spec) override {
+    if (spec.engine_id == kLegacyBatchnormEngine)
+      return build_legacy_batchnorm(graph, legacy_mode(graph, spec), handle());
+    return build_graph_api_plan(graph, spec);
+  }
+
+ private:
+  // The graph API's engines for the graph, in the heuristic's order. Throws Unsupported when
+  // cuDNN finalizes none.
+  std::vector<EngineInfo> graph_api_engines(const Graph& graph) {
     const Analysis& a = analysis(graph);
     if (a.engines.empty())
       throw Unsupported(fmt::format(
@@ -84,31 +144,7 @@ class CudnnProvider final : public CudaProvider {
     return out;
   }
 
-  PlanSpec heuristic_plan(const Graph& graph, const EngineInfo& engine) override {
-    const EngineEntry& e = entry(graph, engine.id);
-    return to_spec(e.heuristic_configs.empty() ? EngineConfig{e.index, {}} : e.heuristic_configs.front());
-  }
-
-  std::vector<PlanSpec> plan_space(const Graph& graph, const EngineInfo& engine,
-                                   const SweepLimits& limits) override {
-    std::vector<PlanSpec> specs;
-    for (const auto& c : cudnn::plan_space(entry(graph, engine.id), limits.max_plans))
-      specs.push_back(to_spec(c));
-    return specs;
-  }
-
-  bool can_build_ahead() override { return plan_cache_.enabled() && !no_device(); }
-
-  bool build_ahead(const Graph& graph, const EngineInfo& engine) override {
-    const EngineConfig config = from_spec(heuristic_plan(graph, engine));
-    return build_or_load(graph, config, /*ahead=*/true) != nullptr;
-  }
-
-  bool build_plan_ahead(const Graph& graph, const PlanSpec& spec) override {
-    return build_or_load(graph, from_spec(spec), /*ahead=*/true) != nullptr;
-  }
-
-  std::unique_ptr<Plan> build(const Graph& graph, const PlanSpec& spec) override {
+  std::unique_ptr<Plan> build_graph_api_plan(const Graph& graph, const PlanSpec& spec) {
     const EngineConfig config = from_spec(spec);
     const auto& hints = analysis(graph).graph->hints;
     try {
@@ -136,16 +172,19 @@ class CudnnProvider final : public CudaProvider {
     }
   }
 
- private:
+  const std::shared_ptr<const Handle>& handle() {
+    if (!handle_) handle_ = std::make_shared<const Handle>();
+    return handle_;
+  }
+
   // The analysis of the last graph asked about: rows of one graph ask engines(), then per
   // engine heuristic_plan() and build(), so one cached graph saves re-running the heuristic.
   const Analysis& analysis(const Graph& graph) {
     if (no_device()) throw Unsupported(*no_device());
     const std::string key = graph_cache_key(graph);
     if (cached_ && cached_graph_ == &graph && cached_key_ == key) return *cached_;
-    if (!handle_) handle_ = std::make_shared<const Handle>();
     cached_.reset();
-    auto lowered = lower_graph(graph, handle_);
+    auto lowered = lower_graph(graph, handle());
     cached_ = analyze(std::move(lowered), mode_);
     cached_graph_ = &graph;
     cached_key_ = key;
