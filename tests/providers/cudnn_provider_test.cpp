@@ -208,8 +208,8 @@ TEST(CudnnProvider, BatchnormBackwardRowsPass) {
   expect_rows_pass("batchnorm_backward_nhwc_fp16");
 }
 // Frameworks run batch norm through cuDNN's legacy API (tests/data/cudnn-log: every batch norm of
-// PyTorch's ResNet-50 step): the provider lists it as one more engine, last, with the mode PyTorch
-// picks as its heuristic plan, and both modes pass.
+// PyTorch's ResNet-50 step): the provider lists it as one more engine, after those cuDNN's heuristic
+// lists, with the mode PyTorch picks as its heuristic plan, and both modes pass.
 TEST(CudnnProvider, LegacyBatchnormEngineRunsBothModesAndPasses) {
   REQUIRE_GPU();
   for (const auto& [name, framework] :
@@ -220,9 +220,15 @@ TEST(CudnnProvider, LegacyBatchnormEngineRunsBothModesAndPasses) {
     auto stream = provider->make_stream();
     const Graph graph = testing::sample_graph(name);
     const auto engines = provider->engines(graph);
-    ASSERT_FALSE(engines.empty());
-    const EngineInfo& legacy = engines.back();
-    ASSERT_EQ(legacy.id, "legacy_bn");
+    const auto found =
+        std::find_if(engines.begin(), engines.end(), [](const EngineInfo& e) { return e.id == "legacy_bn"; });
+    ASSERT_NE(found, engines.end());
+    const EngineInfo& legacy = *found;
+    // After the engines cuDNN's heuristic lists, before those it does not.
+    for (auto e = engines.begin(); e != found; ++e)
+      EXPECT_TRUE(std::any_of(e->notes.begin(), e->notes.end(), [](const std::string& n) {
+        return n.starts_with("heuristic ");
+      })) << e->id;
     const PlanSpec heuristic = provider->heuristic_plan(graph, legacy);
     ASSERT_EQ(heuristic.knobs.size(), 1u);
     EXPECT_EQ(heuristic.knobs[0].value, framework);

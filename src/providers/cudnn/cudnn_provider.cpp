@@ -4,7 +4,7 @@
 // plan_space(): its heuristic configs plus one-knob variations read from its knob info.
 // build(): a runtime-compiled engine's plan is kept in the compiled-plan cache and loaded from it
 // on later builds (providers/compiled_plan_cache.hpp says why). A batch-norm training or backward
-// graph also lists the legacy API's engine last (providers/cudnn/legacy_batchnorm.hpp says why).
+// graph also lists the legacy API's engine (providers/cudnn/legacy_batchnorm.hpp says why).
 #include "providers/cudnn/cudnn_provider.hpp"
 
 #include <fmt/format.h>
@@ -67,7 +67,11 @@ class CudnnProvider final : public CudaProvider {
       if (!legacy) throw;
       legacy->notes.push_back(std::string("the graph API runs no engine for it: ") + e.what());
     }
-    if (legacy) out.push_back(std::move(*legacy));
+    // After the engines the heuristic lists, before those it does not: cuDNN itself would pick
+    // none of those, while the legacy call is what frameworks run (so `--max-engines 3` and the
+    // oracle's graph regret hold the heuristic's pick against it).
+    if (legacy)
+      out.insert(out.begin() + static_cast<std::ptrdiff_t>(listed_engines(graph, out)), std::move(*legacy));
     return out;
   }
 
@@ -288,6 +292,17 @@ class CudnnProvider final : public CudaProvider {
       device_key_.clear();
     }
     return device_key_;
+  }
+
+  // How many of `engines` (graph-API engines, heuristic order) the heuristic lists: they come first.
+  std::size_t listed_engines(const Graph& graph, const std::vector<EngineInfo>& engines) {
+    std::size_t listed = 0;
+    for (const auto& e : engines) {
+      const auto index = parse_engine_id(e.id);
+      if (!index || !listed_by_heuristic(graph, *index)) break;
+      ++listed;
+    }
+    return listed;
   }
 
   bool listed_by_heuristic(const Graph& graph, std::int64_t index) {
