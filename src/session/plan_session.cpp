@@ -192,6 +192,9 @@ double PlanSession::warm_up(std::int64_t executions) {
 }
 
 void PlanSession::warm_up_until_steady(std::int64_t min_executions, bool device_loaded) {
+  // What a sample spends before its executions (a cold flush: timed once here if no sample has
+  // taken one yet, before the warm-up's clock starts, like the sampler's other setup).
+  const double preparation_ms = current().preparation_ms();
   HostTimer timer;
   const double fastest_ms = warm_up(min_executions);
   warmup_executions_ = min_executions;
@@ -206,8 +209,8 @@ void PlanSession::warm_up_until_steady(std::int64_t min_executions, bool device_
   }
   // --warmup-max-ms caps the search's wall time, not only the time inside its samples: a cold
   // sample's flush, a latency sample's idle gap and the host's synchronization all count. No
-  // sample starts that the last one (or, first, the --warmup executions) says would end past the
-  // cap, so even one slow execution does not overrun it.
+  // sample starts that the last one (or, first, the --warmup executions and the sample's
+  // preparation) says would end past the cap, so even one slow execution does not overrun it.
   double next_sample_ms = min_executions > 0 ? timer.elapsed_ms() / static_cast<double>(min_executions) : 0.0;
   HostTimer search;
   auto sampler = started_clock_sampler(clock_source_);
@@ -215,7 +218,7 @@ void PlanSession::warm_up_until_steady(std::int64_t min_executions, bool device_
   if (device_loaded) limits.min_load_ms = 0;
   SteadyStateDetector detector(limits);
   auto n = batch();
-  next_sample_ms *= static_cast<double>(n);
+  next_sample_ms = next_sample_ms * static_cast<double>(n) + preparation_ms;
   std::vector<Sample> recent;
   const bool sustained = measure_options_.regime == Regime::sustained;
   // The cap grows once the driver says the clock is held down (SteadyStateLimits).

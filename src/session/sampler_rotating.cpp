@@ -74,6 +74,8 @@ class RotatingSampler final : public Sampler {
   std::string cache_flush() const override { return plan_.description; }
   CacheMode cache_mode() const override { return CacheMode::rotating; }
 
+  double preparation_ms() override { return inner_->preparation_ms(); }
+
  private:
   std::unique_ptr<Sampler> inner_;
   PlanInstance& instance_;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <optional>
 #include <thread>
 
 #include "measure/host_timer.hpp"
@@ -22,9 +23,12 @@ class ColdSampler final : public Sampler {
   Sample take(std::int64_t executions) override {
     // Outside the timed region: a device flush is enqueued before the start event, so the event
     // pair holds only the execution; the host waits for it before its own clock starts.
-    flusher_->flush();
-    stream_.synchronize();
+    flush();
     return inner_->take(executions);
+  }
+  double preparation_ms() override {
+    if (!flush_ms_) flush();
+    return *flush_ms_ + inner_->preparation_ms();
   }
   std::string method(std::int64_t batch) const override { return inner_->method(batch) + "+cold-flush"; }
   bool device_timed() const override { return inner_->device_timed(); }
@@ -35,9 +39,17 @@ class ColdSampler final : public Sampler {
   CacheMode cache_mode() const override { return CacheMode::cold; }
 
  private:
+  void flush() {
+    HostTimer timer;
+    flusher_->flush();
+    stream_.synchronize();
+    flush_ms_ = timer.elapsed_ms();
+  }
+
   std::unique_ptr<Sampler> inner_;
   std::unique_ptr<CacheFlusher> flusher_;
   Stream& stream_;
+  std::optional<double> flush_ms_;  // the last flush's wall time
 };
 
 class IdleGapSampler final : public Sampler {
@@ -58,6 +70,7 @@ class IdleGapSampler final : public Sampler {
   void rebound() override { inner_->rebound(); }
   std::string cache_flush() const override { return inner_->cache_flush(); }
   CacheMode cache_mode() const override { return inner_->cache_mode(); }
+  double preparation_ms() override { return idle_ms_ + inner_->preparation_ms(); }
 
  private:
   std::unique_ptr<Sampler> inner_;
