@@ -294,15 +294,14 @@ class CudnnProvider final : public CudaProvider {
     return device_key_;
   }
 
-  // How many of `engines` (graph-API engines, heuristic order) the heuristic lists: they come first.
-  std::size_t listed_engines(const Graph& graph, const std::vector<EngineInfo>& engines) {
-    std::size_t listed = 0;
-    for (const auto& e : engines) {
-      const auto index = parse_engine_id(e.id);
-      if (!index || !listed_by_heuristic(graph, *index)) break;
-      ++listed;
-    }
-    return listed;
+  // How many of the graph API's engines the heuristic lists (they come first); 0 when it runs none.
+  std::size_t listed_engines(const Graph& graph, const std::vector<EngineInfo>& graph_api) {
+    if (graph_api.empty()) return 0;
+    const auto& engines = analysis(graph).engines;
+    return static_cast<std::size_t>(
+        std::find_if(engines.begin(), engines.end(),
+                     [](const EngineEntry& e) { return e.heuristic_configs.empty(); }) -
+        engines.begin());
   }
 
   bool listed_by_heuristic(const Graph& graph, std::int64_t index) {

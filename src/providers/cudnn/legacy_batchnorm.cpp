@@ -87,16 +87,20 @@ struct Role {
   void* ptr = nullptr;
 };
 
+// The node's x: its dims, strides and type are y's, dy's and dx's too (legacy_batchnorm_engine checks).
+const TensorDesc& data_tensor(const Graph& graph) {
+  return graph.tensor(input_uid(graph.nodes.front(), "x"));
+}
+
 class LegacyBatchnormPlan final : public Plan {
  public:
   LegacyBatchnormPlan(const Graph& graph, LegacyBnMode mode, std::shared_ptr<const Handle> handle)
       : handle_(std::move(handle)),
         mode_(mode),
         name_(legacy_spec(mode).name()),
-        node_(graph.nodes.front()),
-        backward_(node_.kind == OpKind::batchnorm_backward),
-        x_(graph.tensor(input_uid(node_, "x"))),
-        stats_(stats_descriptor(graph.tensor(input_uid(node_, "x")))) {
+        backward_(graph.nodes.front().kind == OpKind::batchnorm_backward),
+        x_(data_tensor(graph)),
+        stats_(stats_descriptor(data_tensor(graph))) {
     const auto h = handle_->get();
     const auto m = cudnn_mode(mode_);
     if (backward_) {
@@ -123,7 +127,7 @@ class LegacyBatchnormPlan final : public Plan {
     if (workspace_bytes_ > 0) workspace_ = std::make_unique<DeviceMemory>(workspace_bytes_);
     if (reserve_bytes_ > 0) reserve_ = std::make_unique<DeviceMemory>(reserve_bytes_);
     if (!backward_) {
-      const auto bytes = static_cast<std::size_t>(x_dims(graph)[1]) * dtype_size(kStatsType);
+      const auto bytes = static_cast<std::size_t>(data_tensor(graph).dims[1]) * dtype_size(kStatsType);
       running_mean_ = std::make_unique<DeviceMemory>(bytes);
       running_variance_ = std::make_unique<DeviceMemory>(bytes);
     }
@@ -136,8 +140,8 @@ class LegacyBatchnormPlan final : public Plan {
           "running averages updated with factor {} into buffers of the plan's own (the graph has none; the "
           "framework's call updates them)",
           kRunningAverageFactor));
-    for (const auto& port : node_.inputs) roles_.emplace(port.role, Role{port.uid});
-    for (const auto& port : node_.outputs) roles_.emplace(port.role, Role{port.uid});
+    for (const auto& port : graph.nodes.front().inputs) roles_.emplace(port.role, Role{port.uid});
+    for (const auto& port : graph.nodes.front().outputs) roles_.emplace(port.role, Role{port.uid});
   }
 
   std::string name() const override { return name_; }
@@ -180,15 +184,11 @@ class LegacyBatchnormPlan final : public Plan {
   std::vector<std::string> notes() const override { return notes_; }
 
  private:
-  static const std::vector<std::int64_t>& x_dims(const Graph& graph) {
-    return graph.tensor(input_uid(graph.nodes.front(), "x")).dims;
-  }
   void* ptr(const char* role) const { return roles_.at(role).ptr; }
 
   std::shared_ptr<const Handle> handle_;
   LegacyBnMode mode_;
   std::string name_;
-  Node node_;
   bool backward_;
   // x, y, dy and dx share dims and strides (legacy_batchnorm_engine checks): one descriptor.
   TensorDescriptor x_;
