@@ -795,7 +795,12 @@ class CudnnLogImporter {
       if (auto graph = legacy_batchnorm(call)) {
         const auto key = graph->dump();
         auto& entry = entry_for(key, call);
-        if (entry.graph.is_null() && entry.not_imported.empty()) entry.graph = std::move(*graph);
+        if (entry.graph.is_null() && entry.not_imported.empty()) {
+          entry.graph = std::move(*graph);
+          // Numbered as the graph API's are: a step calls one function for problems of many shapes,
+          // and a report (or a comparison keyed by name) must tell them apart.
+          entry.graph["name"] = fmt::format("{}_{}", call.function, entries_.size());
+        }
         ++entry.executions;
         add_engine(entry, legacy_batchnorm_ran(call));
         last_ = Last{key, call.thread, call.function, true};
