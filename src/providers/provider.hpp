@@ -240,6 +240,12 @@ class Provider {
   // Engines that can run this graph, in the library's heuristic order. Throws Unsupported
   // (with the reason) when the provider cannot express the graph at all.
   virtual std::vector<EngineInfo> engines(const Graph& graph) = 0;
+  // Why `engine_id`, asked for by name (--engine), is not among engines(graph), where the provider
+  // knows (cuDNN's legacy batch-norm engine: which part of the graph the legacy call cannot take);
+  // empty where it does not.
+  virtual std::string not_offered_reason(const Graph& /*graph*/, const std::string& /*engine_id*/) {
+    return "";
+  }
   virtual PlanSpec heuristic_plan(const Graph& graph, const EngineInfo& engine) = 0;
   virtual std::vector<PlanSpec> plan_space(const Graph& graph, const EngineInfo& engine,
                                            const SweepLimits& limits) = 0;

@@ -8,8 +8,13 @@
 
 namespace dnnbench {
 
-std::string not_offered_reason(const std::string& engine) {
-  return fmt::format("engine '{}' is not offered for this graph", engine);
+std::string not_offered_reason(const std::string& engine, const std::string& provider_says) {
+  const auto reason = fmt::format("engine '{}' is not offered for this graph", engine);
+  return provider_says.empty() ? reason : reason + ": " + provider_says;
+}
+
+bool is_not_offered(const std::string& skip_reason, const std::string& engine) {
+  return skip_reason.starts_with(not_offered_reason(engine));
 }
 
 WantedEngines wanted_engines(const RunOptions& options, std::string_view provider) {

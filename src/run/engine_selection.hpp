@@ -57,7 +57,10 @@ struct RowEngines {
 RowEngines row_engines(const std::vector<EngineInfo>& offered, const RunOptions& options,
                        std::string_view provider, const std::optional<std::string>& content_hash);
 
-// The skip reason of a row for an engine the provider does not offer.
-std::string not_offered_reason(const std::string& engine);
+// The skip reason of a row for an engine the provider does not offer, with the provider's own
+// reason where it gives one (Provider::not_offered_reason).
+std::string not_offered_reason(const std::string& engine, const std::string& provider_says = "");
+// Whether a row's skip reason is that one.
+bool is_not_offered(const std::string& skip_reason, const std::string& engine);
 
 }  // namespace dnnbench

@@ -277,7 +277,8 @@ class GraphRows {
       add(std::move(row));
     }
     for (const auto& id : pass.choice->selection.missing) {
-      auto row = skipped_row(&data_, provider.name(), not_offered_reason(id));
+      auto row = skipped_row(&data_, provider.name(),
+                             not_offered_reason(id, provider.not_offered_reason(graph, id)));
       row.engine_id = id;
       add(std::move(row));
     }
@@ -414,12 +415,11 @@ std::vector<std::string> engines_never_offered(const SuiteResult& suite,
                                                const std::vector<std::string>& wanted) {
   std::vector<std::string> never;
   for (const auto& id : wanted) {
-    const auto not_offered = not_offered_reason(id);
     bool offered = false;
     for (const auto& graph : suite.graphs)
       for (const auto& row : graph.results)
-        offered =
-            offered || ((row.engine_id == id || row.engine_name == id) && row.skip_reason != not_offered);
+        offered = offered || ((row.engine_id == id || row.engine_name == id) &&
+                              !(row.skip_reason && is_not_offered(*row.skip_reason, id)));
     if (!offered) never.push_back(id);
   }
   return never;

@@ -285,6 +285,13 @@ TEST(CudnnProvider, LegacyBatchnormEngineIsNotOfferedForRunningAverages) {
     EXPECT_NE(e.id, "legacy_bn");
   for (const auto& e : provider->engines(testing::sample_graph("batchnorm_inference_nhwc_fp16")))
     EXPECT_NE(e.id, "legacy_bn");
+  // What `--engine legacy_bn` then says on such a graph's row.
+  const auto why = provider->not_offered_reason(testing::sample_graph("batchnorm_training_running_nhwc_fp16"),
+                                                "legacy_bn");
+  EXPECT_NE(why.find("running averages"), std::string::npos) << why;
+  EXPECT_EQ(
+      provider->not_offered_reason(testing::sample_graph("batchnorm_training_running_nhwc_fp16"), "eng0"),
+      "");
 }
 
 TEST(CudnnProvider, LayerAndRmsNormRowsPass) {

@@ -84,6 +84,31 @@ TEST(RowRunner, SanitizeForPath) {
   EXPECT_EQ(sanitize_for_path("a/b"), "a_b");
 }
 
+// An engine asked for by name that a graph does not get says why where its provider knows (cuDNN's
+// legacy batch norm: "... updates running averages in place"), and still counts as not offered when
+// the run warns about engines no graph offered.
+TEST(EngineSelection, ANotOfferedEngineCarriesItsProvidersReason) {
+  const auto plain = not_offered_reason("legacy_bn");
+  const auto told = not_offered_reason("legacy_bn", "the legacy API updates running averages in place");
+  EXPECT_EQ(plain, "engine 'legacy_bn' is not offered for this graph");
+  EXPECT_EQ(told, plain + ": the legacy API updates running averages in place");
+  EXPECT_TRUE(is_not_offered(plain, "legacy_bn"));
+  EXPECT_TRUE(is_not_offered(told, "legacy_bn"));
+  EXPECT_FALSE(is_not_offered(told, "eng0"));
+
+  SuiteResult suite;
+  suite.graphs.resize(2);
+  RowResult refused;
+  refused.engine_id = "legacy_bn";
+  refused.skip_reason = told;
+  suite.graphs[0].results.push_back(refused);
+  EXPECT_EQ(engines_never_offered(suite, {"legacy_bn"}), std::vector<std::string>{"legacy_bn"});
+  RowResult ran;
+  ran.engine_id = "legacy_bn";
+  suite.graphs[1].results.push_back(ran);
+  EXPECT_TRUE(engines_never_offered(suite, {"legacy_bn"}).empty());
+}
+
 TEST(EngineSelection, SkippedEnginesAreLeftOutByIdOrName) {
   const std::vector<EngineInfo> offered = {{"a", "Alpha", {}}, {"b", "Beta", {}}, {"c", "Gamma", {}}};
   auto s = select_engines(offered, {}, {"b", "Gamma"});

@@ -75,6 +75,12 @@ class CudnnProvider final : public CudaProvider {
     return out;
   }
 
+  std::string not_offered_reason(const Graph& graph, const std::string& engine_id) override {
+    if (engine_id != kLegacyBatchnormEngine) return "";
+    std::string why;
+    return legacy_batchnorm_engine(graph, why) ? "" : why;
+  }
+
   PlanSpec heuristic_plan(const Graph& graph, const EngineInfo& engine) override {
     if (engine.id == kLegacyBatchnormEngine) return legacy_plan_space(graph).front();
     const EngineEntry& e = entry(graph, engine.id);
