@@ -47,7 +47,8 @@ std::vector<ProviderModelSummary> model_summary(const SuiteResult& suite,
         if (!ms) continue;
         // Rows come in the provider's heuristic order: the first timed one is the library's pick.
         if (!layer)
-          layer = ModelLayerTime{graph.graph_path, it->second, *ms, *ms, engine_of(row), engine_of(row)};
+          layer = ModelLayerTime{graph.graph_path, graph.graph_name, it->second, *ms, *ms,
+                                 engine_of(row),   engine_of(row)};
         double best = *ms;
         if (row.best_plan && row.best_plan->median_ms > 0) best = std::min(best, row.best_plan->median_ms);
         if (best < layer->best_ms) {
@@ -90,7 +91,7 @@ void print_model_summary(std::ostream& out, const std::vector<ProviderModelSumma
       const double share =
           p.pick_total_ms > 0 ? static_cast<double>(l.count) * l.pick_ms / p.pick_total_ms : 0;
       fmt::print(out, "  {:>5}  {:>10.4f}  {:>10.4f}  {:>5.1f}%  {}\n", l.count, l.pick_ms, l.best_ms,
-                 100 * share, l.graph_path);
+                 100 * share, graph_label(l.graph_name, l.graph_path));
     }
   }
 }
@@ -101,6 +102,7 @@ nlohmann::json model_summary_to_json(const std::vector<ProviderModelSummary>& su
     nlohmann::json layers = nlohmann::json::array();
     for (const auto& l : p.layers)
       layers.push_back({{"graph_path", l.graph_path},
+                        {"graph_name", l.graph_name},
                         {"count", l.count},
                         {"pick_ms", l.pick_ms},
                         {"pick_engine", l.pick_engine},

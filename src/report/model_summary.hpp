@@ -16,7 +16,7 @@
 namespace dnnbench {
 
 struct ModelLayerTime {
-  std::string graph_path;
+  std::string graph_path, graph_name;
   std::int64_t count = 1;
   double pick_ms = 0, best_ms = 0;  // one execution
   std::string pick_engine, best_engine;

@@ -28,6 +28,11 @@ std::string row_key(const RowResult& row) {
   return row.provider + '\n' + row.engine_id.value_or("") + '\n' + row.engine_label.value_or("");
 }
 
+std::string graph_label(const std::string& name, const std::string& path) {
+  if (name.empty() || path.find(name) != std::string::npos) return path;
+  return name + "  " + path;
+}
+
 std::string_view graph_status_name(const GraphResult& graph) {
   if (!graph.ok) return "error";
   if (graph.interrupted) return "interrupted";

@@ -460,6 +460,10 @@ std::string row_key(const RowResult& row);
 // "ok", "error", "interrupted", "duplicate" or "filtered".
 std::string_view graph_status_name(const GraphResult& graph);
 
+// How a report names a graph in one line: its path, led by its name where the path does not already
+// say it (an imported log's graph: "cudnn_graph_52  resnet50.log.xz:1057703 (process 615, ...)").
+std::string graph_label(const std::string& name, const std::string& path);
+
 // Row counts of one provider.
 struct ProviderSummary {
   std::int64_t rows = 0, passed = 0, failed = 0, skipped = 0, errors = 0;

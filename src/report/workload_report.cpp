@@ -110,7 +110,7 @@ struct Accumulator {
     log_beaten += std::log(v.gap);
     if (!g.worst_gap || v.gap > *g.worst_gap) {
       g.worst_gap = v.gap;
-      g.worst_graph = w.graph_path;
+      g.worst_graph = graph_label(w.graph_name, w.graph_path);
     }
   }
 
@@ -208,6 +208,7 @@ std::vector<std::pair<std::string, WorkloadGraph>> workload_graphs(const SuiteRe
     if (it == models.end()) continue;
     WorkloadGraph base;
     base.graph_path = g.graph_path;
+    base.graph_name = g.graph_name;
     base.family = workload_family(g.ops);
     base.models = it->second;
     for (const auto& [model, count] : base.models) base.count += count;

@@ -31,7 +31,7 @@ std::string workload_family(const std::vector<std::string>& ops);
 
 // One graph under one provider, as the report counts it.
 struct WorkloadGraph {
-  std::string graph_path, family;
+  std::string graph_path, graph_name, family;
   std::map<std::string, std::int64_t> models;  // model -> occurrences in it
   std::int64_t count = 0;                      // Σ over models
   std::optional<double> pick_ms, best_ms;      // per execution; none: no timed row
@@ -57,7 +57,7 @@ struct WorkloadGroup {
   std::optional<double> geomean_gap;      // over the beaten graphs
   std::optional<double> geomean_gap_all;  // over the judged graphs, 1 where not beaten
   std::optional<double> worst_gap;
-  std::string worst_graph;
+  std::string worst_graph;  // as graph_label names it: the path, led by the name where it lacks it
   // Σ count × pick time and Σ count × (pick − best) over the judged graphs, from the verdicts.
   double judged_pick_ms = 0, saved_ms = 0;
 

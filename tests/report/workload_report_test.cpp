@@ -241,5 +241,14 @@ TEST(WorkloadReport, DiffJoinsGroupsOfTwoRuns) {
   EXPECT_TRUE(workload_diff(workload_report(a), workload_report(b)).empty());
 }
 
+// An imported log's graph has a path that is the place in the log; a report line leads it with the
+// graph's own name, which a file's path already holds.
+TEST(WorkloadReport, AGraphIsNamedByItsPathLedByItsNameWhereThePathLacksIt) {
+  EXPECT_EQ(graph_label("cudnn_graph_52", "r50.log.xz:1057703 (process 615; 1 executions; ran eng63)"),
+            "cudnn_graph_52  r50.log.xz:1057703 (process 615; 1 executions; ran eng63)");
+  EXPECT_EQ(graph_label("conv_fwd_2d", "graphs/samples/conv_fwd_2d.json"), "graphs/samples/conv_fwd_2d.json");
+  EXPECT_EQ(graph_label("", "a.json"), "a.json");
+}
+
 }  // namespace
 }  // namespace dnnbench
