@@ -9,6 +9,7 @@
 #include <map>
 
 #include "cli/commands.hpp"
+#include "sys/ascii_case.hpp"
 
 namespace dnnbench {
 namespace {
@@ -229,14 +230,18 @@ std::vector<RunOptionSpec> make_table() {
        .key = "cache_mode",
        .group = kTiming,
        .kind = K::choice,
-       .help = "auto: rotating on GPU providers, hot on CPU providers; hot: caches keep what the last "
-               "execution left; cold: flush the GPU L2 / CPU last-level cache "
-               "before every timed execution, outside the timed region (no batching); rotating (GPU): "
-               "back-to-back executions rotate through copies of the buffers that together exceed twice the "
-               "L2, so each finds "
-               "its data evicted as inside a network (CPU providers flush as cold)",
+       .help =
+           "auto: rotating on GPU providers, hot on CPU providers; hot: caches keep what the last "
+           "execution left; cold: flush the GPU L2 / CPU last-level cache "
+           "before every timed execution, outside the timed region (no batching); rotating (GPU): "
+           "back-to-back executions rotate through copies of the buffers that together exceed twice the "
+           "L2, so each finds "
+           "its data evicted as inside a network (CPU providers flush as cold); producer (GPU): rotating, "
+           "but the inputs a producer layer has just written (a forward op's x, a backward op's dy, "
+           "attention's q/k/v) stay in one set, still in L2 as far as they fit, as a layer inside a "
+           "network finds them (CPU providers flush as cold)",
        .default_text = std::string(cache_mode_name(d.measure.cache_mode)),
-       .choices = {"auto", "hot", "cold", "rotating"},
+       .choices = {"auto", "hot", "cold", "rotating", "producer"},
        .set =
            [](C& c, const V& v) {
              c.options.measure.cache_mode = cache_mode_from_name(as_text(v)).value_or(CacheMode::automatic);
@@ -691,11 +696,6 @@ std::vector<RunOptionSpec> make_table() {
   };
 }
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return std::tolower(ch); });
-  return s;
-}
-
 std::string quoted_choices(const RunOptionSpec& spec) {
   std::string out;
   for (std::size_t i = 0; i < spec.choices.size(); ++i) {
@@ -786,7 +786,7 @@ void check_option_range(const RunOptionSpec& spec, double value, const std::stri
 }
 
 std::string canonical_choice(const RunOptionSpec& spec, const std::string& text) {
-  const auto wanted = lower(text);
+  const auto wanted = ascii_lower(text);
   for (const auto& choice : spec.choices)
     if (choice == wanted) return choice;
   throw OptionValueError{fmt::format("expected {}, got \"{}\"", quoted_choices(spec), text)};
@@ -809,7 +809,7 @@ std::int64_t parse_byte_count(const std::string& text) {
   };
   std::string unit(rest, end);
   unit.erase(0, unit.find_first_not_of(' '));
-  const auto found = units.find(lower(unit));
+  const auto found = units.find(ascii_lower(unit));
   if (found == units.end()) return fail();
   const double bytes = std::floor(number * found->second);
   // 2^63 bytes is past any machine; the check keeps the conversion defined.

@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "graph/errors.hpp"
+#include "sys/ascii_case.hpp"
 
 namespace dnnbench {
 namespace {
@@ -48,11 +49,6 @@ class FileDescriptor {
 bool ends_with(const std::string& text, std::string_view suffix) {
   return text.size() >= suffix.size() &&
          text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-std::string lower(std::string text) {
-  for (auto& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
 }
 
 std::string entry_name(struct archive_entry* entry) {
@@ -175,7 +171,7 @@ class Extractor {
       refuse(name, reason);
       return true;
     }
-    if (!ends_with(lower(name), ".json")) return true;
+    if (!ends_with(ascii_lower(name), ".json")) return true;
     if (archive_entry_size_is_set(entry)) {
       const auto declared = static_cast<std::uint64_t>(std::max<la_int64_t>(0, archive_entry_size(entry)));
       if (declared > limits_.max_entry_bytes) {
@@ -316,7 +312,7 @@ bool starts_like_a_compressed_stream(const fs::path& path) {
 
 bool is_compressed_file_path(const fs::path& path) {
   if (is_archive_path(path)) return false;
-  const auto name = lower(path.filename().string());
+  const auto name = ascii_lower(path.filename().string());
   for (const char* suffix : {".gz", ".xz", ".bz2", ".zst"})
     if (ends_with(name, suffix) && name.size() > std::string_view(suffix).size()) return true;
   return false;
@@ -356,7 +352,7 @@ std::string read_compressed_file(const fs::path& path, const std::function<bool(
 }
 
 bool is_archive_path(const fs::path& path) {
-  const auto name = lower(path.filename().string());
+  const auto name = ascii_lower(path.filename().string());
   for (const char* suffix : {".tar", ".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar.bz2", ".tbz2", ".zip"})
     if (ends_with(name, suffix)) return true;
   return false;

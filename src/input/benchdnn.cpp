@@ -24,6 +24,7 @@
 #include "input/archive.hpp"
 #include "input/graph_builder.hpp"
 #include "input/text_lines.hpp"
+#include "sys/ascii_case.hpp"
 #include "tensor/dense.hpp"
 
 namespace dnnbench {
@@ -459,11 +460,6 @@ std::string problem_name(const Where& where, const std::string& driver, const st
   return name;
 }
 
-std::string lower(std::string text) {
-  for (auto& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
-
 json convert_conv(const Problem& p, const std::string& desc, const Where& where) {
   const Fields f = parse_fields(desc, {"mb", "ic", "id", "ih", "iw", "oc", "od", "oh", "ow", "kd", "kh",
                                        "kw", "sd", "sh", "sw", "pd", "ph", "pw", "dd", "dh", "dw", "g"},
@@ -482,7 +478,7 @@ json convert_conv(const Problem& p, const std::string& desc, const Where& where)
              w_dims = nc_dims(oc, ic / g, s.kernel);
   const ConvSettings settings{s.pre, s.post, s.stride, s.dilation, true};
   const auto post_ops = post_op_nodes(p);
-  GraphBuilder b(problem_name(where, "conv", lower(dir), f.name), types[0]);
+  GraphBuilder b(problem_name(where, "conv", ascii_lower(dir), f.name), types[0]);
   if (dir == "FWD_B" || dir == "FWD_D" || dir == "FWD_I") {
     const bool bias = dir == "FWD_B";
     const auto x = b.tensor("x", x_dims, layout_strides(x_dims, x_last), types[0]);
@@ -639,7 +635,7 @@ json convert_bnorm(const Problem& p, const std::string& desc, const Where& where
   const double eps = kNormEpsilon;
   const bool global = flags.find('G') != std::string::npos;
   const bool relu = flags.find('R') != std::string::npos;
-  GraphBuilder b(problem_name(where, "bnorm", lower(dir), f.name), type);
+  GraphBuilder b(problem_name(where, "bnorm", ascii_lower(dir), f.name), type);
   const auto stat = [&](const std::string& n) { return b.tensor(n, stats, {}, DataType::f32); };
   if (dir == "FWD_I" || (dir == "FWD_D" && global)) {
     const auto x = b.tensor("x", dims, strides);
@@ -699,7 +695,7 @@ json convert_lnorm(const Problem& p, const std::string& desc, const Where& where
   std::vector<std::int64_t> stats = dims;
   stats.back() = 1;
   const std::vector<std::int64_t> norm{dims.back()};
-  GraphBuilder b(problem_name(where, "lnorm", lower(dir), name), type);
+  GraphBuilder b(problem_name(where, "lnorm", ascii_lower(dir), name), type);
   if (dir != "FWD_D" && dir != "FWD_I") {
     if (dir == "BWD_D" || dir == "BWD_DW")
       throw NotImportable{"layer norm backward has no hipDNN graph node"};
@@ -743,7 +739,7 @@ json convert_pool(const Problem& p, const std::string& desc, const Where& where)
   const DataType type = data_types(p, 1)[0];
   const bool last = channels_last_tag(p.get("tag"), "tag");
   const auto x_dims = nc_dims(mb, ic, s.in), y_dims = nc_dims(mb, ic, s.out);
-  GraphBuilder b(problem_name(where, "pool", lower(dir), f.name), type);
+  GraphBuilder b(problem_name(where, "pool", ascii_lower(dir), f.name), type);
   const auto x = b.tensor("x", x_dims, layout_strides(x_dims, last));
   const auto y = b.tensor("y", y_dims, layout_strides(y_dims, last));
   b.pool(x, y, ps);

@@ -258,7 +258,11 @@ void print_row_details(std::ostream& out, const RowResult& r) {
                  static_cast<double>(t.cache_fit->working_set_bytes) / (1 << 20),
                  static_cast<double>(t.cache_fit->cache_bytes) / (1 << 20),
                  t.cache_fit->rotation_copies > 1
-                     ? fmt::format(", rotated over {} copies", t.cache_fit->rotation_copies)
+                     ? fmt::format(", rotated over {} copies{}", t.cache_fit->rotation_copies,
+                                   t.cache_fit->kept_bytes > 0
+                                       ? fmt::format(" but {:.2f} MiB of fresh inputs",
+                                                     static_cast<double>(t.cache_fit->kept_bytes) / (1 << 20))
+                                       : "")
                      : "",
                  cache_sensitive(*t.cache_fit, t.cache_mode)
                      ? " — CACHE-SENSITIVE: the figure depends on what the cache holds (--cache-mode "

@@ -160,7 +160,8 @@ std::optional<TimingInfo> timing_from_json(const json& t) {
   if (const auto& c = at_or_null(t, "cache_fit"); !c.is_null())
     timing.cache_fit =
         TimingInfo::CacheFit{get<std::int64_t>(c, "working_set_bytes"), get<std::int64_t>(c, "cache_bytes"),
-                             get_if_present<std::int64_t>(c, "rotation_copies").value_or(1)};
+                             get_if_present<std::int64_t>(c, "rotation_copies").value_or(1),
+                             get_if_present<std::int64_t>(c, "kept_bytes").value_or(0)};
   timing.pacing = get_if_present<std::string>(t, "pacing").value_or("off");
   timing.pacing_idle_ms = get_if_present<double>(t, "pacing_idle_ms").value_or(0);
   timing.clocks = clocks_from_json(at(t, "clocks"), at(t, "clock_unstable"));

@@ -68,10 +68,12 @@ json core_state_to_json(const std::optional<TimingInfo::CoreState>& c) {
 
 json cache_fit_to_json(const std::optional<TimingInfo::CacheFit>& c, const std::string& cache_mode) {
   if (!c) return nullptr;
-  return {{"working_set_bytes", c->working_set_bytes},
-          {"cache_bytes", c->cache_bytes},
-          {"rotation_copies", c->rotation_copies},
-          {"cache_sensitive", cache_sensitive(*c, cache_mode)}};
+  json out = {{"working_set_bytes", c->working_set_bytes},
+              {"cache_bytes", c->cache_bytes},
+              {"rotation_copies", c->rotation_copies},
+              {"cache_sensitive", cache_sensitive(*c, cache_mode)}};
+  if (c->kept_bytes > 0) out["kept_bytes"] = c->kept_bytes;
+  return out;
 }
 
 json timing_to_json(const std::optional<TimingInfo>& timing) {

@@ -93,9 +93,12 @@ bool cache_sensitive(const TimingInfo::CacheFit& fit, std::string_view cache_mod
   // way. Between, the hot figure depends on what the cache still holds.
   // A rotation that reached twice the cache is past the range by construction; one capped at
   // kMaxRotationCopies over a small working set can still fall inside it.
-  if (cache_mode != "hot" && cache_mode != "rotating") return false;
+  // A producer row's kept inputs are meant to be cached; its rotated part is judged as rotating's.
+  const bool rotated = cache_mode == "rotating" || cache_mode == "producer";
+  if (cache_mode != "hot" && !rotated) return false;
+  const auto kept = rotated ? fit.kept_bytes : 0;
   const auto seen =
-      fit.working_set_bytes * std::max<std::int64_t>(1, cache_mode == "rotating" ? fit.rotation_copies : 1);
+      (fit.working_set_bytes - kept) * std::max<std::int64_t>(1, rotated ? fit.rotation_copies : 1) + kept;
   return fit.cache_bytes > 0 && 4 * seen >= fit.cache_bytes && seen <= 2 * fit.cache_bytes;
 }
 

@@ -114,13 +114,15 @@ struct TimingInfo {
     std::int64_t working_set_bytes = 0;
     std::int64_t cache_bytes = 0;
     std::int64_t rotation_copies = 1;
+    std::int64_t kept_bytes = 0;  // of the working set, in one set of the rotation (--cache-mode producer)
   };
   std::optional<CacheFit> cache_fit;
 };
 
-// Whether a row timed with `cache_mode` ("hot", "cold" or "rotating") over `fit` depends on how
-// much of its working set the cache keeps: hot, with a working set of a quarter to twice the
-// cache; rotating, where the copies together are (their number was capped) in that range.
+// Whether a row timed with `cache_mode` ("hot", "cold", "rotating" or "producer") over `fit`
+// depends on how much of its working set the cache keeps: hot, with a working set of a quarter to
+// twice the cache; rotating and producer, where the copies together are (their number was capped)
+// in that range.
 bool cache_sensitive(const TimingInfo::CacheFit& fit, std::string_view cache_mode);
 
 // One kernel of a row's execution, from CUPTI kernel activity.

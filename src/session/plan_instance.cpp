@@ -85,18 +85,28 @@ void PlanInstance::plant_slowdown() {
 
 void PlanInstance::execute() {
   if (rotating_) {
-    plan_->bind(next_set_ == 0 ? buffers_->bindings() : copies_[next_set_ - 1]->bindings(), stream_);
+    plan_->bind(set_bindings(next_set_), stream_);
     next_set_ = (next_set_ + 1) % (copies_.size() + 1);
   }
   plan_->execute(stream_);
   if (planted_delay_us_ > 0) stream_.enqueue_delay(planted_delay_us_);
 }
 
-void PlanInstance::add_rotation_copies(std::int64_t copies) {
+void PlanInstance::add_rotation_copies(std::int64_t copies, const std::vector<std::int64_t>& kept) {
   copies_.clear();
-  for (std::int64_t i = 1; i < copies; ++i)
+  copy_bindings_.clear();
+  kept_ = kept;
+  for (std::int64_t i = 1; i < copies; ++i) {
     copies_.push_back(std::make_unique<PlanBuffers>(data_, provider_, stream_));
+    copy_bindings_.push_back(copies_.back()->bindings());
+  }
+  bind_kept_to_placed_set();
   stream_.synchronize();  // the copies' uploads are done before any execution reads them
+}
+
+void PlanInstance::bind_kept_to_placed_set() {
+  for (auto& bindings : copy_bindings_)
+    for (const auto uid : kept_) bindings.buffers[uid] = buffers_->bindings().at(uid);
 }
 
 void PlanInstance::set_rotating(bool on) {
@@ -119,6 +129,7 @@ bool PlanInstance::move_to(Placement placement) {
   plan_->bind(fresh->bindings(), stream_);
   stream_.synchronize();
   buffers_ = std::move(fresh);
+  bind_kept_to_placed_set();  // the copies must not read the kept inputs where they were
   return true;
 }
 

@@ -48,10 +48,15 @@ class PlanInstance {
   // --cache-mode rotating: `copies` sets of buffers in all (the placed one and copies - 1 more, at
   // the plain placement, holding the same inputs), which execute() binds in turn while rotating.
   // A set is used again only after the others have streamed through the cache, as a layer inside
-  // a network finds its weights evicted by its neighbours. Throws when the device has no memory
-  // for them.
-  void add_rotation_copies(std::int64_t copies);
+  // a network finds its weights evicted by its neighbours. `kept` (--cache-mode producer): inputs
+  // every set binds from the placed set, so they stay cached as a producer's fresh output does.
+  // Throws when the device has no memory for them.
+  void add_rotation_copies(std::int64_t copies, const std::vector<std::int64_t>& kept = {});
   std::int64_t rotation_copies() const { return 1 + static_cast<std::int64_t>(copies_.size()); }
+  // What set k of the rotation binds (0: the placed set).
+  const Bindings& set_bindings(std::size_t k) const {
+    return k == 0 ? buffers_->bindings() : copy_bindings_.at(k - 1);
+  }
   // Rotating on: the next execution binds the placed set, then the copies in order. Off: binds
   // the placed set again, so that checks and kernel records see the buffers the judge reads.
   void set_rotating(bool on);
@@ -64,6 +69,9 @@ class PlanInstance {
   std::unique_ptr<Plan> plan_;
   std::unique_ptr<PlanBuffers> buffers_;
   std::vector<std::unique_ptr<PlanBuffers>> copies_;  // the rotation's other sets
+  std::vector<Bindings> copy_bindings_;               // theirs, with the kept inputs of the placed set
+  std::vector<std::int64_t> kept_;
+  void bind_kept_to_placed_set();
   bool rotating_ = false;
   std::size_t next_set_ = 0;  // 0: buffers_, k: copies_[k - 1]
   double build_ms_ = 0, bind_ms_ = 0;

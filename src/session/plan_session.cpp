@@ -83,6 +83,8 @@ std::string_view cache_mode_name(CacheMode mode) {
       return "cold";
     case CacheMode::rotating:
       return "rotating";
+    case CacheMode::producer:
+      return "producer";
     case CacheMode::automatic:
       return "auto";
     case CacheMode::hot:
@@ -92,7 +94,8 @@ std::string_view cache_mode_name(CacheMode mode) {
 }
 
 std::optional<CacheMode> cache_mode_from_name(std::string_view name) {
-  for (auto m : {CacheMode::hot, CacheMode::cold, CacheMode::rotating, CacheMode::automatic})
+  for (auto m :
+       {CacheMode::hot, CacheMode::cold, CacheMode::rotating, CacheMode::producer, CacheMode::automatic})
     if (cache_mode_name(m) == name) return m;
   return std::nullopt;
 }
@@ -342,7 +345,8 @@ std::optional<TimingInfo::CacheFit> PlanSession::cache_fit() {
   if (cache == 0 && instance_.provider().device() == DeviceKind::host)
     cache = static_cast<std::int64_t>(last_level_cache_bytes());
   if (cache <= 0) return std::nullopt;
-  return TimingInfo::CacheFit{working_set_bytes(), cache, sampler_->rotation_copies()};
+  return TimingInfo::CacheFit{working_set_bytes(), cache, sampler_->rotation_copies(),
+                              sampler_->kept_bytes()};
 }
 
 std::int64_t PlanSession::working_set_bytes() const {

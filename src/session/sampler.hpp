@@ -55,6 +55,8 @@ class Sampler {
   virtual std::int64_t batch_multiple() const { return 1; }
   // The sets of buffers the executions rotate through (--cache-mode rotating); 1: one set.
   virtual std::int64_t rotation_copies() const { return 1; }
+  // Bytes of the inputs every set binds from the placed one (--cache-mode producer); 0: none.
+  virtual std::int64_t kept_bytes() const { return 0; }
   // The executions a 10 ms batch holds (the batch probe's estimate), before the first sample: a
   // rotation whose round would take longer is cut to that many sets, so that a long kernel with
   // a small working set keeps ~10 ms samples (its time is then its arithmetic's, which the cache
@@ -97,13 +99,18 @@ inline constexpr std::int64_t kMaxRotationCopies = 256;
 struct RotationPlan {
   std::int64_t copies = 1;
   std::int64_t working_set_bytes = 0, cache_bytes = 0;
+  std::int64_t kept_bytes = 0;  // of working_set_bytes, in one set (--cache-mode producer)
   std::string description;
 };
+// `kept_bytes` of the working set stay in one set (--cache-mode producer): the copies are counted
+// to pass twice the cache with the rest; each copy still holds the whole set (memory).
 RotationPlan plan_rotation(std::int64_t working_set_bytes, std::int64_t cache_bytes,
-                           std::optional<std::int64_t> device_free_bytes);
+                           std::optional<std::int64_t> device_free_bytes, std::int64_t kept_bytes = 0);
 // Each execution of `inner`'s samples on the next set of the plan's buffers (the instance's
-// rotation copies, made here).
-std::unique_ptr<Sampler> make_rotating_sampler(std::unique_ptr<Sampler> inner, PlanInstance& instance);
+// rotation copies, made here). `keep_fresh_inputs` (--cache-mode producer): the inputs a producer
+// has just written (graph/fresh_inputs.hpp) stay in the placed set.
+std::unique_ptr<Sampler> make_rotating_sampler(std::unique_ptr<Sampler> inner, PlanInstance& instance,
+                                               bool keep_fresh_inputs = false);
 
 // A host row's samples with the state of its cores beside them: every kCoreRulerWindowMs (or
 // longer, see kCoreRulerMaxShare), before the next sample, `ruler` reads the cores of the row's `threads`
@@ -138,6 +145,7 @@ class SamplerWrapper : public Sampler {
   CacheMode cache_mode() const override { return inner_.cache_mode(); }
   std::int64_t batch_multiple() const override { return inner_.batch_multiple(); }
   std::int64_t rotation_copies() const override { return inner_.rotation_copies(); }
+  std::int64_t kept_bytes() const override { return inner_.kept_bytes(); }
   void fit_batch(std::int64_t executions) override { inner_.fit_batch(executions); }
   const CoreRulerTally* core_ruler() const override { return inner_.core_ruler(); }
   double preparation_ms() override { return inner_.preparation_ms(); }

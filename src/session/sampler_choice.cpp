@@ -1,4 +1,6 @@
 // make_sampler: the one place the measure options choose how samples are taken.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -29,11 +31,12 @@ std::unique_ptr<Sampler> make_sampler(PlanInstance& instance, const MeasureOptio
   // A host provider's binding reorders into the plan's own layouts, so its executions cannot
   // rotate through buffers without timing the reorders: without a device timer, a rotating row
   // flushes the LLC before each execution instead (as cold).
-  // auto: rotating where there is a device timer, hot where there is none.
-  const bool rotating =
-      (options.cache_mode == CacheMode::rotating || options.cache_mode == CacheMode::automatic) && timer;
-  const bool cold =
-      options.cache_mode == CacheMode::cold || (options.cache_mode == CacheMode::rotating && !timer);
+  // auto: rotating where there is a device timer, hot where there is none. producer rotates too,
+  // keeping the inputs a producer has just written in one set.
+  const bool rotation_asked =
+      options.cache_mode == CacheMode::rotating || options.cache_mode == CacheMode::producer;
+  const bool rotating = (rotation_asked || options.cache_mode == CacheMode::automatic) && timer;
+  const bool cold = options.cache_mode == CacheMode::cold || (rotation_asked && !timer);
   std::unique_ptr<Sampler> sampler;
   if (!timer) {
     sampler = make_host_sampler(instance);
@@ -47,12 +50,15 @@ std::unique_ptr<Sampler> make_sampler(PlanInstance& instance, const MeasureOptio
   }
   // The idle gap sits right before the execution; a cold flush before the gap.
   if (options.latency) sampler = make_idle_gap_sampler(std::move(sampler), stream, options.latency_idle_ms);
-  if (rotating) sampler = make_rotating_sampler(std::move(sampler), instance);
+  if (rotating)
+    sampler = make_rotating_sampler(std::move(sampler), instance, options.cache_mode == CacheMode::producer);
   if (cold) {
-    auto flusher = options.cache_mode == CacheMode::rotating ? nullptr : stream.make_cache_flusher();
+    auto flusher = rotation_asked ? nullptr : stream.make_cache_flusher();
     if (!flusher && instance.provider().device() == DeviceKind::host)
       flusher = std::make_unique<HostLlcFlusher>(
-          options.cache_mode == CacheMode::rotating ? "rotating is for device providers; instead: " : "");
+          rotation_asked
+              ? fmt::format("{} is for device providers; instead: ", cache_mode_name(options.cache_mode))
+              : "");
     if (!flusher) throw std::runtime_error("--cache-mode cold: the provider's stream has no cache flush");
     sampler = make_cold_sampler(std::move(sampler), std::move(flusher), stream);
   }

@@ -195,7 +195,7 @@ TEST(OptionValues, ClearReasonsForBadValues) {
   EXPECT_EQ(reason("warmup_max_ms", "nan"), "expected a number, got \"nan\"");
   EXPECT_EQ(reason("cache_mode", "COLD"), "");
   EXPECT_EQ(reason("cache_mode", "warm"),
-            "expected \"auto\", \"hot\", \"cold\" or \"rotating\", got \"warm\"");
+            "expected \"auto\", \"hot\", \"cold\", \"rotating\" or \"producer\", got \"warm\"");
   EXPECT_NE(reason("max_memory", "16 apples").find("expected a byte count"), std::string::npos);
 }
 

@@ -234,7 +234,8 @@ TEST(RecipeErrors, ByteCountsAndChoicesSayWhatIsWanted) {
   e = error_of("version = 1\nmax_memory = true\n");
   EXPECT_NE(e.find("key 'max_memory': expected a byte count"), std::string::npos) << e;
   e = error_of("version = 1\ncache_mode = \"warm\"\n");
-  EXPECT_NE(e.find("key 'cache_mode': expected \"auto\", \"hot\", \"cold\" or \"rotating\", got \"warm\""),
+  EXPECT_NE(e.find("key 'cache_mode': expected \"auto\", \"hot\", \"cold\", \"rotating\" or \"producer\", "
+                   "got \"warm\""),
             std::string::npos)
       << e;
   e = error_of("version = 1\noracle = \"yes\"\n");

@@ -9,10 +9,6 @@ namespace dnnbench {
 namespace {
 
 // x [256, 256] fp32 -> relu -> y [256, 256] fp32: 256 KiB each.
-Graph relu_graph() {
-  return testing::relu_square_graph(256);
-}
-
 constexpr std::int64_t kTensor = 256 * 256 * 4, kValues = 256 * 256 * 8;
 
 // A device provider whose free memory the test sets.
@@ -38,7 +34,7 @@ class DeviceLikeProvider final : public Provider {
 };
 
 TEST(MemoryBudget, HostEstimateCountsInputsReferenceAndPlanCopies) {
-  const Graph g = relu_graph();
+  const Graph g = testing::relu_square_graph(256);
   // inputs + reference (x, y) + per plan: x and y copies and y's fp64 values for the check.
   EXPECT_EQ(host_bytes_needed(g, 1), kTensor + 2 * kValues + (2 * kTensor + kValues));
   EXPECT_EQ(host_bytes_needed(g, 2), kTensor + 2 * kValues + 2 * (2 * kTensor + kValues));
@@ -63,7 +59,7 @@ TEST(MemoryBudget, ParsesMemAvailable) {
 }
 
 TEST(MemoryBudget, HostRefusalGivesNeededAndAllowedBytes) {
-  const Graph g = relu_graph();
+  const Graph g = testing::relu_square_graph(256);
   RunOptions options;
   options.max_memory = host_bytes_needed(g, 1);
   EXPECT_EQ(host_budget_refusal(g, options), "");
@@ -85,11 +81,12 @@ TEST(MemoryBudget, DefaultHostAllowanceIsAFractionOfMemAvailable) {
   EXPECT_LT(allowed->bytes, *host_memory_available());
   EXPECT_NE(allowed->source.find("80% of the"), std::string::npos) << allowed->source;
   EXPECT_NE(allowed->source.find("MemAvailable"), std::string::npos) << allowed->source;
-  EXPECT_EQ(host_budget_refusal(relu_graph(), options), "");  // 2.25 MiB fits on any test machine
+  EXPECT_EQ(host_budget_refusal(testing::relu_square_graph(256), options),
+            "");  // 2.25 MiB fits on any test machine
 }
 
 TEST(MemoryBudget, DeviceRefusalUsesTheProvidersFreeMemory) {
-  const Graph g = relu_graph();
+  const Graph g = testing::relu_square_graph(256);
   RunOptions options;
   DeviceLikeProvider roomy(std::int64_t{1} << 30);
   EXPECT_EQ(device_budget_refusal(g, options, roomy), "");

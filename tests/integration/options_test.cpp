@@ -41,7 +41,7 @@ TEST(UsageErrors, BadAndContradictoryValuesAreOneLineAndExitTwo) {
       {{"--seed", "18446744073709551616"}, "--seed: must be below 2^64"},
       {{"--max-memory", "lots"}, "--max-memory: expected a byte count"},
       {{"--cache-mode", "warm"},
-       "--cache-mode: expected \"auto\", \"hot\", \"cold\" or \"rotating\", got \"warm\""},
+       "--cache-mode: expected \"auto\", \"hot\", \"cold\", \"rotating\" or \"producer\", got \"warm\""},
       {{"--regime", "hot"}, "--regime: expected \"sustained\" or \"paced\", got \"hot\""},
       {{"--fill", "gaussian"}, "--fill: expected"},
       {{"--reduced-precision", "maybe"},

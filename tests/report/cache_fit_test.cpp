@@ -22,6 +22,17 @@ TEST(CacheFit, HotRowsBetweenAQuarterAndTwiceTheCacheAreSensitive) {
   EXPECT_FALSE(cache_sensitive({32 * kMiB, 0}, "hot"));    // cache size unknown
 }
 
+// A producer row counts its kept inputs once and the rest once per set of the rotation.
+TEST(CacheFit, ProducerRowsCountTheKeptInputsOnce) {
+  const std::int64_t l2 = 50 * kMiB;
+  // 40 MiB of which 36 kept: 4 MiB x 3 sets + 36 = 48 MiB, inside the range.
+  EXPECT_TRUE(cache_sensitive({40 * kMiB, l2, 3, 36 * kMiB}, "producer"));
+  // Counted as rotating (no kept bytes there) it would read 120 MiB, past twice the cache.
+  EXPECT_FALSE(cache_sensitive({40 * kMiB, l2, 3}, "rotating"));
+  // 26 sets of 4 MiB + 1 MiB kept: past twice the cache.
+  EXPECT_FALSE(cache_sensitive({5 * kMiB, l2, 26, kMiB}, "producer"));
+}
+
 TEST(CacheFit, RunNoteCountsSensitiveRows) {
   std::vector<GraphResult> graphs(1);
   for (const std::int64_t bytes : {kMiB, 30 * kMiB, 40 * kMiB}) {

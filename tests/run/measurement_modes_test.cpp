@@ -21,14 +21,10 @@
 namespace dnnbench {
 namespace {
 
-Graph relu_graph() {
-  return testing::relu_square_graph(64);
-}
-
 RowResult run_reference_row(const RunOptions& options) {
   auto provider = make_provider("reference");
   auto stream = provider->make_stream();
-  const auto graph = relu_graph();
+  const auto graph = testing::relu_square_graph(64);
   GraphData data(graph, 1);
   const auto engines = provider->engines(graph);
   return run_row(data, *provider, *stream, engines.at(0), options);
@@ -190,7 +186,7 @@ std::string group_order(GraphData& data, const std::vector<GroupRow>& rows, cons
 std::string group_order(Stream& stream, const RunOptions& options, std::size_t rows,
                         std::size_t stop_at = 99) {
   auto provider = make_provider("reference");
-  const auto graph = relu_graph();
+  const auto graph = testing::relu_square_graph(64);
   GraphData data(graph, 1);
   const auto engine = provider->engines(graph).at(0);
   return group_order(data, std::vector<GroupRow>(rows, GroupRow{*provider, stream, engine}), options,
@@ -223,7 +219,7 @@ TEST(MeasurementModes, RowsOfTwoProvidersOnOneDeviceRunAsOneGroup) {
   auto first = make_provider("reference");
   auto second = make_provider("reference");
   TimedHostStream first_stream(first->make_stream()), second_stream(second->make_stream());
-  const auto graph = relu_graph();
+  const auto graph = testing::relu_square_graph(64);
   GraphData data(graph, 1);
   const auto engine = first->engines(graph).at(0);
   const std::vector<GroupRow> rows{
@@ -236,7 +232,7 @@ TEST(MeasurementModes, RowsOfTwoProvidersOnOneDeviceRunAsOneGroup) {
 TEST(MeasurementModes, PerExecutionEventsTimeEachExecutionOfTheBatch) {
   auto provider = make_provider("reference");
   TimedHostStream stream(provider->make_stream());
-  const auto graph = relu_graph();
+  const auto graph = testing::relu_square_graph(64);
   GraphData data(graph, 1);
   auto options = quick_options();
   options.measure.batch = 4;
@@ -257,7 +253,7 @@ TEST(MeasurementModes, PerExecutionEventsTimeEachExecutionOfTheBatch) {
 TEST(MeasurementModes, BatchTargetResizesTheChosenBatch) {
   auto provider = make_provider("reference");
   TimedHostStream stream(provider->make_stream());
-  const auto graph = relu_graph();
+  const auto graph = testing::relu_square_graph(64);
   GraphData data(graph, 1);
   const auto spec = provider->heuristic_plan(graph, provider->engines(graph).at(0));
   PlanSession session(data, *provider, stream, spec);
@@ -308,7 +304,7 @@ class SteadySensors final : public ClockSource {
 struct TimedReluSession {
   std::unique_ptr<Provider> provider = make_provider("reference");
   TimedHostStream stream{provider->make_stream()};
-  Graph graph = relu_graph();
+  Graph graph = testing::relu_square_graph(64);
   GraphData data{graph, 1};
   PlanSession session{data, *provider, stream,
                       provider->heuristic_plan(graph, provider->engines(graph).at(0))};
@@ -487,7 +483,7 @@ TEST(Calibration, DefaultGraphsAreValidConvolutions) {
 
 TEST(Calibration, RepeatsTheSamePlanAndReportsItsSpread) {
   RunOptions options = quick_options();
-  const auto calibration = run_calibration({relu_graph()}, {"reference"}, options, 3);
+  const auto calibration = run_calibration({testing::relu_square_graph(64)}, {"reference"}, options, 3);
   ASSERT_EQ(calibration.entries.size(), 1u);
   const auto& e = calibration.entries[0];
   ASSERT_FALSE(e.error) << *e.error;

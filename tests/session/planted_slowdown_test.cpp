@@ -71,10 +71,6 @@ class DelayRecordingStream final : public Stream {
   double boundary_us_;
 };
 
-Graph relu_graph() {
-  return testing::relu_square_graph(256);
-}
-
 // The waits after `executions` executions of a relu plan with the variable set to `factor`.
 std::vector<double> planted_waits(const char* factor, bool can_delay, int executions,
                                   double boundary_us = 0) {
@@ -84,7 +80,7 @@ std::vector<double> planted_waits(const char* factor, bool can_delay, int execut
     unsetenv(kPlantedSlowdownVariable);
   auto provider = make_provider("reference");
   DelayRecordingStream stream(provider->make_stream(), can_delay, boundary_us);
-  const auto graph = relu_graph();
+  const auto graph = testing::relu_square_graph(256);
   GraphData data(graph, 1);
   PlanInstance instance(data, *provider, stream,
                         provider->heuristic_plan(graph, provider->engines(graph).at(0)));

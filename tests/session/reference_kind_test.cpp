@@ -18,7 +18,7 @@ Graph matmul_graph() {
   return builder.build();
 }
 
-Graph relu_graph() {
+Graph relu_3x4_graph() {
   GraphBuilder builder;
   const auto x = builder.tensor("x", {3, 4}), y = builder.tensor("y", {3, 4});
   PointwiseParams p;
@@ -33,7 +33,7 @@ TEST(ReferenceKind, Names) {
 }
 
 TEST(ReferenceKind, HostProvidersAndPlainGraphsUseTheCpuReference) {
-  const Graph matmul = matmul_graph(), relu = relu_graph();
+  const Graph matmul = matmul_graph(), relu = relu_3x4_graph();
   EXPECT_TRUE(has_gpu_reference_node(matmul));
   EXPECT_FALSE(has_gpu_reference_node(relu));
   GraphData matmul_data(matmul, 1), relu_data(relu, 1), forbidden(matmul, 1, /*allow_gpu_reference=*/false);
