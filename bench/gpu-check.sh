@@ -36,7 +36,8 @@
 #   overhead      overhead (bench/overhead.sh; OVERHEAD_EXTRA), overhead4 (--max-engines 4),
 #                 overhead-cache (the suite twice on an empty compiled-plan cache: compiling, loading)
 #   captures      capture (PyTorch's cuDNN logs imported, run and held against its own kernels:
-#                 bench/capture-check.sh; CAPTURE_MODELS), capture-oracle (their workload report,
+#                 bench/capture-check.sh; CAPTURE_MODELS, CAPTURE_CACHE_MODES="rotating hot producer"
+#                 for one check per L2 state), capture-oracle (their workload report,
 #                 --oracle --max-engines 3; CAPTURE_ORACLE_SECONDS)
 #   oracle        oracle3 (the oracle at scale: --oracle --max-engines 3 over the ResNet-50 set),
 #                 aa (the oracle's A/A over graphs/samples: bench/oracle-aa.sh; AA_EXTRA,
@@ -598,12 +599,20 @@ fi
 if want capture; then
   # PyTorch's own cuDNN logs imported and run on the captures' cuDNN (the 9.19 build), against the
   # framework's kernels of one step profiled again here (bench/capture-check.sh; CAPTURE_MODELS).
+  # CAPTURE_CACHE_MODES="rotating hot producer": the check once per L2 state (--cache-mode), each
+  # in capture-<mode>; the first (or the default's) in capture, where capture-oracle reads it.
   wait919
-  stage "capture check: ${CAPTURE_MODELS:=bert llama resnet50} (bench/capture-check.sh)"
-  # shellcheck disable=SC2086
-  RUN_SECONDS=${CAPTURE_RUN_SECONDS:-200} timeout "$(cap "${CAPTURE_SECONDS:-400}")" bench/capture-check.sh \
-    "$OUT_DIR/capture" $CAPTURE_MODELS > "$OUT_DIR/capture.log" 2>&1
-  echo "capture-check rc $?"; grep -vE "^  not in the framework" "$OUT_DIR/capture.log" | tail -24
+  first=1
+  for mode in ${CAPTURE_CACHE_MODES:-default}; do
+    dir=$OUT_DIR/capture; [ "$first" = 1 ] || dir=$OUT_DIR/capture-$mode
+    args=""; [ "$mode" != default ] && args="--cache-mode $mode"
+    stage "capture check: ${CAPTURE_MODELS:=bert llama resnet50}, cache mode $mode (bench/capture-check.sh)"
+    # shellcheck disable=SC2086
+    RUN_ARGS="${RUN_ARGS:-} $args" RUN_SECONDS=${CAPTURE_RUN_SECONDS:-200} timeout "$(cap "${CAPTURE_SECONDS:-400}")" \
+      bench/capture-check.sh "$dir" $CAPTURE_MODELS > "$dir.log" 2>&1
+    echo "capture-check rc $?"; grep -vE "^  not in the framework" "$dir.log" | tail -24
+    first=0
+  done
 fi
 
 if want capture-oracle; then
