@@ -105,8 +105,10 @@ void PlanInstance::add_rotation_copies(std::int64_t copies, const std::vector<st
 }
 
 void PlanInstance::bind_kept_to_placed_set() {
+  const auto& placed = buffers_->bindings().buffers;
   for (auto& bindings : copy_bindings_)
-    for (const auto uid : kept_) bindings.buffers[uid] = buffers_->bindings().at(uid);
+    for (const auto uid : kept_)
+      if (const auto it = placed.find(uid); it != placed.end()) bindings.buffers[uid] = it->second;
 }
 
 void PlanInstance::set_rotating(bool on) {
