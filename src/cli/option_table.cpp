@@ -231,7 +231,7 @@ std::vector<RunOptionSpec> make_table() {
        .group = kTiming,
        .kind = K::choice,
        .help =
-           "auto: rotating on GPU providers, hot on CPU providers; hot: caches keep what the last "
+           "auto: producer on GPU providers, hot on CPU providers; hot: caches keep what the last "
            "execution left; cold: flush the GPU L2 / CPU last-level cache "
            "before every timed execution, outside the timed region (no batching); rotating (GPU): "
            "back-to-back executions rotate through copies of the buffers that together exceed twice the "

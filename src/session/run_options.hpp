@@ -38,7 +38,7 @@ std::string_view fp32_math_name(Fp32Math math);
 enum class ReducedPrecision { allow, skip };
 std::string_view reduced_precision_name(ReducedPrecision policy);
 
-// automatic (`auto`, the default): rotating where the stream has a device timer, hot elsewhere.
+// automatic (`auto`, the default): producer where the stream has a device timer, hot elsewhere.
 enum class CacheMode { hot, cold, rotating, producer, automatic };
 std::string_view cache_mode_name(CacheMode mode);
 std::optional<CacheMode> cache_mode_from_name(std::string_view name);

@@ -31,11 +31,15 @@ std::unique_ptr<Sampler> make_sampler(PlanInstance& instance, const MeasureOptio
   // A host provider's binding reorders into the plan's own layouts, so its executions cannot
   // rotate through buffers without timing the reorders: without a device timer, a rotating row
   // flushes the LLC before each execution instead (as cold).
-  // auto: rotating where there is a device timer, hot where there is none. producer rotates too,
-  // keeping the inputs a producer has just written in one set.
+  // auto: producer where there is a device timer (a layer inside a network finds its weights
+  // evicted and its producer's output still cached: the ResNet-50 step's kernel sum read 1.005
+  // against 1.048 rotating, bench/results/capture-check-h100-producer.json), hot where there is none.
+  // producer rotates too, keeping the inputs a producer has just written in one set.
   const bool rotation_asked =
       options.cache_mode == CacheMode::rotating || options.cache_mode == CacheMode::producer;
   const bool rotating = (rotation_asked || options.cache_mode == CacheMode::automatic) && timer;
+  const bool keep_fresh_inputs =
+      options.cache_mode == CacheMode::producer || options.cache_mode == CacheMode::automatic;
   const bool cold = options.cache_mode == CacheMode::cold || (rotation_asked && !timer);
   std::unique_ptr<Sampler> sampler;
   if (!timer) {
@@ -50,8 +54,7 @@ std::unique_ptr<Sampler> make_sampler(PlanInstance& instance, const MeasureOptio
   }
   // The idle gap sits right before the execution; a cold flush before the gap.
   if (options.latency) sampler = make_idle_gap_sampler(std::move(sampler), stream, options.latency_idle_ms);
-  if (rotating)
-    sampler = make_rotating_sampler(std::move(sampler), instance, options.cache_mode == CacheMode::producer);
+  if (rotating) sampler = make_rotating_sampler(std::move(sampler), instance, keep_fresh_inputs);
   if (cold) {
     auto flusher = rotation_asked ? nullptr : stream.make_cache_flusher();
     if (!flusher && instance.provider().device() == DeviceKind::host)

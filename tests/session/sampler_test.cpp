@@ -283,14 +283,24 @@ TEST(Sampler, RotationIsCutToTheExecutionsOfOneBatchBeforeItsCopiesAreMade) {
   EXPECT_EQ(s->rotation_copies(), 3);
 }
 
-// auto, the default: a stream with a device timer rotates; a host provider stays hot (no flush).
-TEST(Sampler, AutoRotatesDeviceRowsAndKeepsHostRowsHot) {
+// auto, the default: a stream with a device timer rotates keeping a producer's fresh output
+// (producer); a host provider stays hot (no flush).
+TEST(Sampler, AutoTimesDeviceRowsAsProducerAndKeepsHostRowsHot) {
   Fixture device(true);
   MeasureOptions o;
   EXPECT_EQ(o.cache_mode, CacheMode::automatic);
-  const auto rotating = make_sampler(*device.instance, o);
+  const auto producer = make_sampler(*device.instance, o);
+  EXPECT_EQ(producer->cache_mode(), CacheMode::producer);
+  EXPECT_EQ(producer->rotation_copies(), 9);  // as --cache-mode producer below: the relu's input kept
+  EXPECT_EQ(producer->kept_bytes(), 32 * 32 * 4);
+  // The rotation without the kept inputs stays one flag away.
+  Fixture rotated(true);
+  o.cache_mode = CacheMode::rotating;
+  const auto rotating = make_sampler(*rotated.instance, o);
   EXPECT_EQ(rotating->cache_mode(), CacheMode::rotating);
   EXPECT_EQ(rotating->rotation_copies(), 5);
+  EXPECT_EQ(rotating->kept_bytes(), 0);
+  o.cache_mode = CacheMode::automatic;
   Fixture host(false);
   const auto hot = make_sampler(*host.instance, o);
   EXPECT_EQ(hot->cache_mode(), CacheMode::hot);
