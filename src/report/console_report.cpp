@@ -96,6 +96,38 @@ void print_time_split(std::ostream& out, const SuiteResult& suite) {
              static_cast<double>(rows) / (wall_ms / 60000), split.empty() ? "" : "; ", split);
 }
 
+// What the power cap's rows paid to warm up, and what those right after another capped row paid:
+// when the device holds its state between rows the second is a fraction of the first, and when it
+// cools while the host builds, checks and writes the two agree (graphs/perf/resnet50 on the H100:
+// 1.19 s a row, 1.00 s right after a capped row; bench/RESULTS.md, "Rows a minute at the cap").
+// (median_of qualified: a unity batch may put compare.cpp's median_of(const RowResult&) beside it.)
+void print_capped_warmup(std::ostream& out, const SuiteResult& suite) {
+  std::vector<double> all_ms, after_capped_ms;
+  bool previous_capped = false;
+  for (const auto& g : suite.graphs)
+    for (const auto& r : g.results) {
+      if (!r.timing) continue;  // the previous row is the previous timed one
+      const bool capped = r.timing->other_regime.has_value();
+      if (capped) {
+        const auto it = r.stage_ms.find("warm-up");
+        const double ms = it == r.stage_ms.end() ? 0 : it->second;
+        all_ms.push_back(ms);
+        if (previous_capped) after_capped_ms.push_back(ms);
+      }
+      previous_capped = capped;
+    }
+  if (all_ms.empty()) return;
+  double total_ms = 0;
+  for (const double ms : all_ms) total_ms += ms;
+  fmt::print(out, "  power cap: {} rows warmed up {:.1f} s, a median {:.2f} s each", all_ms.size(),
+             total_ms / 1000, dnnbench::median_of(all_ms) / 1000);
+  if (!after_capped_ms.empty())
+    fmt::print(out, "; {:.2f} s right after another capped row ({} row{})",
+               dnnbench::median_of(after_capped_ms) / 1000, after_capped_ms.size(),
+               after_capped_ms.size() == 1 ? "" : "s");
+  fmt::print(out, "\n");
+}
+
 // A run that other work disturbed (metadata.host_conditions, env/host_load.hpp) says so where
 // its reader looks: its times are slow and noisy, and `compare` will name the difference.
 void print_host_disturbance(std::ostream& out, const nlohmann::json& metadata) {
@@ -313,6 +345,7 @@ void print_suite_summary(std::ostream& out, const SuiteResult& suite) {
   print_conditions_line(out, suite);
   print_slowest_rows(out, suite, 5);
   print_time_split(out, suite);
+  print_capped_warmup(out, suite);
   for (const auto& g : suite.graphs) {
     if (!g.ok) fmt::print(out, "  load error: {}\n", g.error_message.value_or("?"));
     for (const auto& r : g.results)

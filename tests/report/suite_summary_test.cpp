@@ -119,5 +119,33 @@ TEST(SuiteSummary, ConsoleSaysWhereTheTimeWent) {
   EXPECT_EQ(text.find("release"), std::string::npos);
 }
 
+// The power cap's rows: their warm-up in all, its median, and its median right after another
+// capped row (the previous timed row; untimed rows between do not break the pair).
+TEST(SuiteSummary, ConsoleSaysWhatThePowerCapsRowsPaidToWarmUp) {
+  auto suite = sample_suite();
+  auto& rows = suite.graphs[0].results;
+  const auto timed = [](RowResult& r, bool capped, double warmup_ms) {
+    r.timing = TimingInfo{};
+    if (capped) r.timing->other_regime = TimingInfo::OtherRegime{};
+    r.stage_ms = {{"warm-up", warmup_ms}};
+  };
+  timed(rows[0], true, 1400);  // after nothing
+  timed(rows[2], true, 1200);  // after rows[0] (rows[1] was skipped, untimed)
+  rows.push_back(row("onednn", RowStatus::success));
+  timed(rows.back(), false, 20);
+  rows.push_back(row("onednn", RowStatus::success));
+  timed(rows.back(), true, 1600);  // after a row below the cap
+  std::ostringstream out;
+  print_suite_summary(out, suite);
+  EXPECT_NE(out.str().find("power cap: 3 rows warmed up 4.2 s, a median 1.40 s each; 1.20 s right after "
+                           "another capped row (1 row)\n"),
+            std::string::npos)
+      << out.str();
+  // No row at the cap: no line.
+  std::ostringstream none;
+  print_suite_summary(none, sample_suite());
+  EXPECT_EQ(none.str().find("power cap:"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace dnnbench
