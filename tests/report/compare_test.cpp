@@ -310,6 +310,29 @@ TEST(Compare, TimingMethodDifferenceInvalidatesButBatchSizeDoesNot) {
   EXPECT_TRUE(compare_runs(a, b, {}).invalid());
 }
 
+// Two runs at `--cache-mode auto` from builds whose auto differs (rotating, then producer) name the
+// difference through their rows' methods; a rotation over other copy counts is the same method.
+TEST(Compare, RotatingAgainstProducerRowsInvalidateAtTheSameCacheModeOption) {
+  auto a = run({named_graph("g", {timed_row("cudnn", "e", 1.0)}, "h")});
+  a.suite.metadata["options"]["cache_mode"] = "auto";
+  auto b = a;
+  a.suite.graphs[0].results[0].timing->method =
+      "device-events-batched(20 per sample)+replay+rotating(5 copies)";
+  b.suite.graphs[0].results[0].timing->method =
+      "device-events-batched(20 per sample)+replay+rotating(7 copies)";
+  EXPECT_FALSE(compare_runs(a, b, {}).invalid());
+  b.suite.graphs[0].results[0].timing->method =
+      "device-events-batched(20 per sample)+replay+producer(9 copies)";
+  const auto c = compare_runs(a, b, {});
+  EXPECT_TRUE(c.invalid());
+  bool named = false;
+  for (const auto& d : c.differences)
+    if (d.condition == "timing method")
+      named = d.invalidating && d.a.find("+rotating") != std::string::npos &&
+              d.b.find("+producer") != std::string::npos;
+  EXPECT_TRUE(named);
+}
+
 TEST(Compare, LibraryVersionViewShowsPickRankAndBest) {
   // A: the pick (first engine) is the fastest. B (new version): the pick is another engine, slower
   // than the best, which also changed.
