@@ -121,6 +121,22 @@ class BatchReplay {
   virtual void launch() = 0;
 };
 
+// Keeps a device under sustained load while the host works between two rows' samples (plans,
+// references, checks, writing results), so that a row at the power cap finds the device where the
+// last one left it instead of climbing back from idle (run/keep_warm.hpp). Its work runs on a
+// stream of its own at the lowest priority, in short blocks, so the host's device work between
+// rows (checked runs, GPU references) still gets the device within tens of microseconds.
+class DeviceHeater {
+ public:
+  virtual ~DeviceHeater() = default;
+  // Starts loading the device (a no-op while it does); it stops by itself after `max_ms`, so a
+  // process that stops asking for the device lets it cool.
+  virtual void start(double max_ms) = 0;
+  // Stops, and returns once the device has finished the heater's work: the next work enqueued
+  // anywhere runs alone.
+  virtual void stop() = 0;
+};
+
 class Stream {
  public:
   virtual ~Stream() = default;
@@ -149,6 +165,9 @@ class Stream {
   // the work already queued, captured into replays like any launch: a planted slowdown of known
   // length for `compare`'s tests (session/planted_slowdown.hpp). False where the stream has none.
   virtual bool enqueue_delay(double /*microseconds*/) { return false; }
+  // The device's heater (DeviceHeater); nullptr where the stream has none (host providers, or
+  // the kernel was not built).
+  virtual std::unique_ptr<DeviceHeater> make_heater() { return nullptr; }
   // Brackets the executions an external profiler should capture (--profile: a profiled child
   // calls them around its timed executions only): on CUDA, cudaProfilerStart/Stop and an NVTX
   // range named `label`. No-ops for host providers.

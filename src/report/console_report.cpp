@@ -101,8 +101,10 @@ void print_time_split(std::ostream& out, const SuiteResult& suite) {
 // cools while the host builds, checks and writes the two agree (graphs/perf/resnet50 on the H100:
 // 1.19 s a row, 1.00 s right after a capped row; bench/RESULTS.md, "Rows a minute at the cap").
 // (median_of qualified: a unity batch may put compare.cpp's median_of(const RowResult&) beside it.)
+// Capped rows that opened a group after the heater kept the device loaded (run/keep_warm.hpp) are
+// counted apart, with the power the heater left the device at.
 void print_capped_warmup(std::ostream& out, const SuiteResult& suite) {
-  std::vector<double> all_ms, after_capped_ms;
+  std::vector<double> all_ms, after_capped_ms, after_heat_ms, heat_w;
   bool previous_capped = false;
   for (const auto& g : suite.graphs)
     for (const auto& r : g.results) {
@@ -112,7 +114,12 @@ void print_capped_warmup(std::ostream& out, const SuiteResult& suite) {
         const auto it = r.stage_ms.find("warm-up");
         const double ms = it == r.stage_ms.end() ? 0 : it->second;
         all_ms.push_back(ms);
-        if (previous_capped) after_capped_ms.push_back(ms);
+        if (r.timing->kept_warm) {
+          after_heat_ms.push_back(ms);
+          if (r.timing->kept_warm->power_w) heat_w.push_back(*r.timing->kept_warm->power_w);
+        } else if (previous_capped) {
+          after_capped_ms.push_back(ms);
+        }
       }
       previous_capped = capped;
     }
@@ -125,6 +132,13 @@ void print_capped_warmup(std::ostream& out, const SuiteResult& suite) {
     fmt::print(out, "; {:.2f} s right after another capped row ({} row{})",
                dnnbench::median_of(after_capped_ms) / 1000, after_capped_ms.size(),
                after_capped_ms.size() == 1 ? "" : "s");
+  if (!after_heat_ms.empty()) {
+    fmt::print(out, "; {:.2f} s after the heater kept the device loaded ({} row{}",
+               dnnbench::median_of(after_heat_ms) / 1000, after_heat_ms.size(),
+               after_heat_ms.size() == 1 ? "" : "s");
+    if (!heat_w.empty()) fmt::print(out, ", at {:.0f} W", dnnbench::median_of(heat_w));
+    fmt::print(out, ")");
+  }
   fmt::print(out, "\n");
 }
 

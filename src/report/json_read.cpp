@@ -147,6 +147,9 @@ std::optional<TimingInfo> timing_from_json(const json& t) {
     timing.other_regime =
         TimingInfo::OtherRegime{get<std::string>(o, "regime"), get<std::int64_t>(o, "samples"),
                                 num(o, "median_ms"), get_opt<double>(o, "sm_mhz")};
+  if (const auto& k = at_or_null(t, "kept_warm"); !k.is_null())
+    timing.kept_warm =
+        TimingInfo::KeptWarm{num(k, "ms"), get_opt<double>(k, "power_w"), get_opt<double>(k, "sm_mhz")};
   if (const auto& p = at_or_null(t, "placements"); !p.is_null())
     timing.placements = TimingInfo::Placements{get<std::int64_t>(p, "chunks"),
                                                get<std::vector<double>>(p, "medians_ms"), num(p, "spread")};

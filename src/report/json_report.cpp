@@ -47,6 +47,13 @@ json other_regime_to_json(const std::optional<TimingInfo::OtherRegime>& other) {
           {"sm_mhz", other->sm_mhz ? json(*other->sm_mhz) : json(nullptr)}};
 }
 
+json kept_warm_to_json(const std::optional<TimingInfo::KeptWarm>& k) {
+  if (!k) return nullptr;
+  return {{"ms", k->ms},
+          {"power_w", k->power_w ? json(*k->power_w) : json(nullptr)},
+          {"sm_mhz", k->sm_mhz ? json(*k->sm_mhz) : json(nullptr)}};
+}
+
 json placements_to_json(const std::optional<TimingInfo::Placements>& p) {
   if (!p) return nullptr;
   return {{"chunks", p->chunks}, {"medians_ms", p->medians_ms}, {"spread", p->spread}};
@@ -99,6 +106,7 @@ json timing_to_json(const std::optional<TimingInfo>& timing) {
       {"pacing", timing->pacing},
       {"pacing_idle_ms", timing->pacing_idle_ms},
       {"other_regime", other_regime_to_json(timing->other_regime)},
+      {"kept_warm", kept_warm_to_json(timing->kept_warm)},
       {"placements", placements_to_json(timing->placements)},
       {"host_sync", host_sync_to_json(timing->host_sync)},
       {"core_state", core_state_to_json(timing->core_state)},

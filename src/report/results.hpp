@@ -68,6 +68,14 @@ struct TimingInfo {
     std::optional<double> sm_mhz;  // mean SM clock while it was taken
   };
   std::optional<OtherRegime> other_regime;
+  // The heater (run/keep_warm.hpp) held the device under load for `ms` while the host worked
+  // between the last group's capped rows and this row's group (the row that opens that group
+  // carries it); the sensors' last reading as it stopped, which the row's warm-up started from.
+  struct KeptWarm {
+    double ms = 0;
+    std::optional<double> power_w, sm_mhz;
+  };
+  std::optional<KeptWarm> kept_warm;
   std::optional<ClockSummary> clocks;  // GPU clocks, temperature, power while sampling (NVML)
   std::vector<double> samples_ms;      // kept only with --save-samples
   // The measurement split over fresh buffer placements (--placements; docs/methodology.md,

@@ -120,9 +120,11 @@ class RowRun {
     });
   }
 
-  // `device_loaded`: the row before it in the group measured up to this one's warm-up
-  // (PlanSession::warm_up_until_steady).
-  void measure(bool device_loaded = false) {
+  // `device_loaded`: the row before it in the group measured up to this one's warm-up, or the
+  // heater held the device loaded until it (PlanSession::warm_up_until_steady); `kept_warm`: what
+  // the heater did, recorded in the row.
+  void measure(bool device_loaded = false,
+               const std::optional<TimingInfo::KeptWarm>& kept_warm = std::nullopt) {
     step([&] {
       auto& session = *session_;
       const auto& graph = data_.graph();
@@ -144,6 +146,8 @@ class RowRun {
         stream_.profiler_start(
             fmt::format("{}/{}/{}/{}", graph.name, row_.provider, engine_.id, *row_.plan_name));
       measurement_ = session.measure(*rule, options_.save_samples);
+      measurement_->timing.kept_warm = kept_warm;
+      capped_ = session.warmup_capped() && options_.measure.regime == Regime::sustained;
       if (options_.profile_child_plan) stream_.profiler_stop();
       lap("measure");
       // The warm-up's steady samples are the measurement's first samples: their time is measuring.
@@ -220,6 +224,8 @@ class RowRun {
 
   // Whether the row has its measurement (it was not skipped or failed before one).
   bool measured() const { return measurement_.has_value(); }
+  // Whether it measured in the sustained regime held at the power cap.
+  bool capped() const { return capped_; }
   // The device bytes this row holds while it waits for the next step (its plan's buffers and
   // workspace); 0 once released.
   std::int64_t held_bytes() const { return session_ ? session_->held_bytes() : 0; }
@@ -262,6 +268,7 @@ class RowRun {
   std::optional<Measurement> measurement_;
   const char* stage_ = "heuristic";
   bool failed_ = false;
+  bool capped_ = false;
   HostTimer stage_timer_;
   double row_time_ms_ = 0;
 };
@@ -289,9 +296,10 @@ bool groups_rows(Stream& stream, const RunOptions& options) {
 void run_row_group(GraphData& data, const std::vector<GroupRow>& rows, const RunOptions& options,
                    const std::function<bool(std::size_t)>& starting,
                    const std::function<void(std::size_t)>& running,
-                   const std::function<void(std::size_t, RowResult)>& finished) {
+                   const std::function<void(std::size_t, RowResult)>& finished, KeepWarm* keep_warm) {
   if (rows.empty()) return;
   if (!groups_rows(rows.front().stream, options)) {
+    if (keep_warm) keep_warm->stop();  // a host row measures alone
     for (std::size_t i = 0; i < rows.size() && starting(i); ++i)
       finished(i, run_row(data, rows[i].provider, rows[i].stream, rows[i].engine, options));
     return;
@@ -322,11 +330,17 @@ void run_row_group(GraphData& data, const std::vector<GroupRow>& rows, const Run
     // The first row's warm-up follows the group's host work, the device idle: it loads the
     // device long enough for the driver to answer; a later one follows the row before it, unless
     // that one failed or was skipped before it measured.
-    bool loaded = false;
+    // After a heated gap the first row to measure gets what the heater did, and the device was
+    // loaded up to it.
+    auto kept = keep_warm ? keep_warm->stop() : std::nullopt;
+    bool loaded = kept.has_value();
+    bool capped = false;
     for (std::size_t i = 0; i < group.size(); ++i) {
       running(first + i);
-      group[i]->measure(loaded);
+      group[i]->measure(loaded, kept);
+      if (group[i]->measured()) kept.reset();
       loaded = group[i]->measured();
+      capped = capped || group[i]->capped();
     }
     for (std::size_t i = 0; i < group.size(); ++i) {
       running(first + i);
@@ -336,6 +350,8 @@ void run_row_group(GraphData& data, const std::vector<GroupRow>& rows, const Run
       running(first + i);
       finished(first + i, group[i]->tune());
     }
+    // The host's work until the next group measures: the device kept at the cap it was held at.
+    if (keep_warm && capped && options.keep_warm) keep_warm->heat();
   }
 }
 

@@ -8,6 +8,7 @@
 
 #include "providers/provider.hpp"
 #include "report/results.hpp"
+#include "run/keep_warm.hpp"
 #include "session/graph_data.hpp"
 #include "session/run_options.hpp"
 
@@ -43,10 +44,14 @@ struct GroupRow {
 // journal, from which an isolated child's crash is charged to a row) names the one the device is
 // running, not the group's last started. `finished(i, row)` gets each started row's result, in
 // order.
+//
+// `keep_warm` (may be nullptr): stopped before any row measures; started after a group one of
+// whose rows measured in the sustained regime held at the power cap (RunOptions::keep_warm), so
+// the device stays there until the next group (run/keep_warm.hpp).
 void run_row_group(GraphData& data, const std::vector<GroupRow>& rows, const RunOptions& options,
                    const std::function<bool(std::size_t)>& starting,
                    const std::function<void(std::size_t)>& running,
-                   const std::function<void(std::size_t, RowResult)>& finished);
+                   const std::function<void(std::size_t, RowResult)>& finished, KeepWarm* keep_warm = nullptr);
 // The fp32 math a row of this engine runs with ("strict" or "tf32"); nullopt when the graph has
 // no fp32 tensor.
 std::optional<std::string> fp32_math_of(const Graph& graph, const EngineInfo& engine);

@@ -8,6 +8,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "env/gpu_clocks.hpp"
 #include "env/memory_budget.hpp"
 #include "graph/cost.hpp"
 #include "graph/errors.hpp"
@@ -17,6 +18,7 @@
 #include "providers/registry.hpp"
 #include "run/graph_loader.hpp"
 #include "run/journal.hpp"
+#include "run/keep_warm.hpp"
 #include "run/row_runner.hpp"
 #include "session/graph_data.hpp"
 #include "session/plan_session.hpp"
@@ -84,6 +86,17 @@ std::vector<ProviderSlot> make_providers(const RunOptions& options) {
   return slots;
 }
 
+// The heater of the first provider whose rows are grouped (a device-timed one), in the sustained
+// regime with --keep-warm; nullptr otherwise, or where its stream has none.
+std::unique_ptr<KeepWarm> make_keep_warm(std::vector<ProviderSlot>& providers, const RunOptions& options) {
+  if (!options.keep_warm || options.measure.regime != Regime::sustained) return nullptr;
+  for (auto& slot : providers)
+    if (slot.stream && groups_rows(*slot.stream, options))
+      if (auto heater = slot.stream->make_heater())
+        return std::make_unique<KeepWarm>(std::move(heater), gpu_clock_source(*slot.provider));
+  return nullptr;
+}
+
 void dump_graph_tensors(GraphData& data, const std::string& dir) {
   const auto& graph = data.graph();
   const auto root = std::filesystem::path(dir) / data.dump_folder();
@@ -116,14 +129,15 @@ class GraphRows {
  public:
   GraphRows(GraphResult& result, GraphData& data, std::vector<ProviderSlot>& providers,
             const RunOptions& options, const FinishedRows& finished, std::size_t max_new_rows,
-            RunObserver& observer)
+            RunObserver& observer, KeepWarm* keep_warm)
       : result_(result),
         data_(data),
         providers_(providers),
         options_(options),
         finished_(finished),
         max_new_rows_(max_new_rows),
-        observer_(observer) {}
+        observer_(observer),
+        keep_warm_(keep_warm) {}
 
   // False when a stop (or the row limit) ended it early.
   bool run() {
@@ -241,7 +255,8 @@ class GraphRows {
           note_device_loss(providers_, data_.graph().name, row);
           add(std::move(row));
           ++new_rows_;
-        });
+        },
+        keep_warm_);
     return !halted;
   }
 
@@ -260,7 +275,9 @@ class GraphRows {
     if (options_.oracle.enabled && !options_.oracle.aa_self_check && !slot.lost_at) {
       std::vector<const RowResult*> rows;
       for (auto i = first_row; i < result_.results.size(); ++i) rows.push_back(&result_.results[i]);
-      // The pick against the graph's best plan (paired, replicated): oracle time outside any row.
+      // The pick against the graph's best plan (paired, replicated): oracle time outside any row,
+      // measured on a device the heater no longer loads.
+      if (keep_warm_) keep_warm_->stop();
       HostTimer regret_timer;
       if (auto regret = graph_regret(data_, provider, *slot.stream, rows, options_))
         result_.regret.push_back(std::move(*regret));
@@ -293,13 +310,14 @@ class GraphRows {
   const FinishedRows& finished_;
   std::size_t max_new_rows_;
   RunObserver& observer_;
+  KeepWarm* keep_warm_;
   std::size_t new_rows_ = 0;
 };
 
 // Returns false when a stop (or the row limit) ended it early.
 bool run_graph(GraphResult& result, const Graph& graph, std::vector<ProviderSlot>& providers,
                const RunOptions& options, const FinishedRows& finished, std::size_t max_new_rows,
-               RunObserver& observer) {
+               RunObserver& observer, KeepWarm* keep_warm) {
   HostTimer inputs_timer;
   GraphData data(graph, options.seed, options.gpu_reference, options.fill);
   result.stage_ms["inputs"] += inputs_timer.elapsed_ms();
@@ -322,7 +340,7 @@ bool run_graph(GraphResult& result, const Graph& graph, std::vector<ProviderSlot
       result.error_message = fmt::format("--dump-tensors: {}", e.what());
     }
   }
-  return GraphRows(result, data, providers, options, finished, max_new_rows, observer).run();
+  return GraphRows(result, data, providers, options, finished, max_new_rows, observer, keep_warm).run();
 }
 
 class InProcessExecutor final : public GraphExecutor {
@@ -335,10 +353,12 @@ class InProcessExecutor final : public GraphExecutor {
     if (providers_.empty()) {
       HostTimer timer;
       providers_ = make_providers(options_);
+      keep_warm_ = make_keep_warm(providers_, options_);
       result.stage_ms["providers"] += timer.elapsed_ms();
     }
     try {
-      return run_graph(result, graph, providers_, options_, finished, max_new_rows_, observer);
+      return run_graph(result, graph, providers_, options_, finished, max_new_rows_, observer,
+                       keep_warm_.get());
     } catch (const std::exception& e) {  // failures outside any row (fills, dumps)
       result.ok = false;
       result.error_message = fmt::format("graph {}: {}", result.graph_name, e.what());
@@ -354,6 +374,7 @@ class InProcessExecutor final : public GraphExecutor {
   const RunOptions& options_;
   std::size_t max_new_rows_;
   std::vector<ProviderSlot> providers_;
+  std::unique_ptr<KeepWarm> keep_warm_;  // after providers_: stops the heater before they go
 };
 
 // Graph folders under --dump-tensors: the graph's name, and NAME-2, NAME-3, ... for later graphs

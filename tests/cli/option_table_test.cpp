@@ -41,7 +41,8 @@ std::string state(const RunCommand& c) {
       "min_ms={} max_ms={} cache={} latency={} idle={} batch={} split={} steady_ms={} clock_tol={} seed={} "
       "rtol={} atol={} dump={} samples={} max_graph={} max_memory={} oracle={} aa={} plans={} secs={} "
       "effect={} max_engines={} entry={} total={} heur={} gpu_ref={} calibration={} fill={} fp32_math={} "
-      "replay={} kernels={} groups={} regime={} other_regime={} capped_ms={} uncapped_batch_ms={} "
+      "replay={} kernels={} groups={} keep_warm={} regime={} other_regime={} capped_ms={} "
+      "uncapped_batch_ms={} "
       "placements={} "
       "reduced={} "
       "oracle_regimes={} csv={} "
@@ -59,11 +60,11 @@ std::string state(const RunCommand& c) {
       o.oracle.aa_self_check, o.oracle.max_plans, o.oracle.max_seconds, o.oracle.min_effect, o.max_engines,
       o.archive.max_entry_bytes, o.archive.max_total_bytes, opt(o.provider_settings.cudnn_heur_mode),
       o.gpu_reference, opt(o.calibration_file), fill_kind_name(o.fill), fp32_math_name(o.fp32_math),
-      o.measure.graph_replay, o.measure.kernel_activity, o.group_rows, regime_name(o.measure.regime),
-      o.measure.other_regime_samples, o.measure.capped_min_ms, o.measure.uncapped_batch_ms,
-      o.measure.placements, reduced_precision_name(o.reduced_precision), o.oracle.both_regimes, c.csv, c.dims,
-      c.shard, c.allow_mixed_ranks, c.allow_shared_device, c.rank_timeout_s, c.export_plans, c.plans_from,
-      c.profile, c.profile_dir, c.compile_ahead, o.repeat);
+      o.measure.graph_replay, o.measure.kernel_activity, o.group_rows, o.keep_warm,
+      regime_name(o.measure.regime), o.measure.other_regime_samples, o.measure.capped_min_ms,
+      o.measure.uncapped_batch_ms, o.measure.placements, reduced_precision_name(o.reduced_precision),
+      o.oracle.both_regimes, c.csv, c.dims, c.shard, c.allow_mixed_ranks, c.allow_shared_device,
+      c.rank_timeout_s, c.export_plans, c.plans_from, c.profile, c.profile_dir, c.compile_ahead, o.repeat);
 }
 
 // A value of the option's kind that differs from its default: as command-line arguments and as a

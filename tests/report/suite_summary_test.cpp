@@ -141,6 +141,17 @@ TEST(SuiteSummary, ConsoleSaysWhatThePowerCapsRowsPaidToWarmUp) {
                            "another capped row (1 row)\n"),
             std::string::npos)
       << out.str();
+  // A capped row that opened a group after the heater is counted apart, with the heater's power.
+  rows.push_back(row("onednn", RowStatus::success));
+  timed(rows.back(), true, 300);
+  rows.back().timing->kept_warm = TimingInfo::KeptWarm{400, 690.0, 1500.0};
+  std::ostringstream heated;
+  print_suite_summary(heated, suite);
+  EXPECT_NE(heated.str().find("power cap: 4 rows warmed up 4.5 s, a median 1.30 s each; 1.20 s right after "
+                              "another capped row (1 row); 0.30 s after the heater kept the device loaded "
+                              "(1 row, at 690 W)\n"),
+            std::string::npos)
+      << heated.str();
   // No row at the cap: no line.
   std::ostringstream none;
   print_suite_summary(none, sample_suite());

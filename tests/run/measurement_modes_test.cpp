@@ -212,6 +212,47 @@ TEST(MeasurementModes, DeviceRowsOfAGraphArePreparedFirstThenMeasuredBackToBack)
   EXPECT_EQ(group_order(*host, options, 2), "s0 f0 s1 f1 ");
 }
 
+// A heated gap (run/keep_warm.hpp) ends after the group's host work and before its first
+// measurement, and that row records it; rows that never reach the power cap start no new one.
+TEST(MeasurementModes, AHeatedGapEndsBeforeTheGroupMeasuresAndItsFirstRowRecordsIt) {
+  auto provider = make_provider("reference");
+  TimedHostStream stream(provider->make_stream());
+  const auto graph = testing::relu_square_graph(64);
+  GraphData data(graph, 1);
+  const auto engine = provider->engines(graph).at(0);
+  std::string order;
+  class Heater final : public DeviceHeater {
+   public:
+    explicit Heater(std::string& order) : order_(order) {}
+    void start(double) override { order_ += "heat "; }
+    void stop() override { order_ += "stop "; }
+
+   private:
+    std::string& order_;
+  };
+  KeepWarm warm(std::make_unique<Heater>(order), nullptr);
+  warm.heat();
+  std::vector<RowResult> rows;
+  run_row_group(
+      data, std::vector<GroupRow>(2, GroupRow{*provider, stream, engine}), quick_options(),
+      [&](std::size_t i) {
+        order += fmt::format("s{} ", i);
+        return true;
+      },
+      [&](std::size_t i) { order += fmt::format("r{} ", i); },
+      [&](std::size_t i, RowResult row) {
+        order += fmt::format("f{} ", i);
+        rows.push_back(std::move(row));
+      },
+      &warm);
+  EXPECT_EQ(order, "heat s0 s1 stop r0 r1 r0 r1 r0 f0 r1 f1 ");
+  ASSERT_EQ(rows.size(), 2u);
+  ASSERT_TRUE(rows[0].timing && rows[1].timing);
+  ASSERT_TRUE(rows[0].timing->kept_warm);
+  EXPECT_GE(rows[0].timing->kept_warm->ms, 0);
+  EXPECT_FALSE(rows[1].timing->kept_warm);  // it followed the first row's samples
+}
+
 // Rows of two providers on one device run as one group (the suite runner groups consecutive GPU
 // providers' rows of a graph): every row prepared first, then all measured back to back, so the
 // second provider's rows do not start after an idle gap; each row keeps its own provider.

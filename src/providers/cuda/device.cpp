@@ -1,6 +1,7 @@
 #include "providers/cuda/device.hpp"
 
 #include "providers/cuda/delay_kernel.hpp"
+#include "providers/cuda/heater.hpp"
 #include "providers/cuda/kernel_activity.hpp"
 
 #include <cuda_profiler_api.h>
@@ -174,7 +175,7 @@ void CudaStream::profiler_stop() {
 }
 
 bool CudaStream::enqueue_delay(double microseconds) {
-#ifdef DNNBENCH_HAVE_DELAY_KERNEL
+#ifdef DNNBENCH_HAVE_DEVICE_KERNELS
   if (!stream_) return false;
   cuda_check(launch_delay(stream_, static_cast<long long>(microseconds * 1e3)), "the planted delay kernel");
   return true;
@@ -182,6 +183,11 @@ bool CudaStream::enqueue_delay(double microseconds) {
   (void)microseconds;
   return false;
 #endif
+}
+
+std::unique_ptr<DeviceHeater> CudaStream::make_heater() {
+  if (!stream_) return nullptr;
+  return make_cuda_heater();
 }
 
 std::unique_ptr<StreamGate> CudaStream::make_gate() {

@@ -53,6 +53,8 @@ class CudaStream final : public Stream {
   // A spin on %globaltimer (providers/cuda/delay_kernel.cu): nanoseconds, whatever the SM clock;
   // false where the kernel was not built (CUDA's compiler comes with the cuDNN provider).
   bool enqueue_delay(double microseconds) override;
+  // The heater (providers/cuda/heater.hpp): its own lowest-priority stream on this device.
+  std::unique_ptr<DeviceHeater> make_heater() override;
   cudaStream_t get() const { return stream_; }
 
  private:
