@@ -149,7 +149,8 @@ std::optional<TimingInfo> timing_from_json(const json& t) {
                                 num(o, "median_ms"), get_opt<double>(o, "sm_mhz")};
   if (const auto& k = at_or_null(t, "kept_warm"); !k.is_null())
     timing.kept_warm =
-        TimingInfo::KeptWarm{num(k, "ms"), get_opt<double>(k, "power_w"), get_opt<double>(k, "sm_mhz")};
+        TimingInfo::KeptWarm{num(k, "ms"), get_opt<double>(k, "power_w"), get_opt<double>(k, "sm_mhz"),
+                             get_if_present<bool>(k, "capped").value_or(false)};
   if (const auto& p = at_or_null(t, "placements"); !p.is_null())
     timing.placements = TimingInfo::Placements{get<std::int64_t>(p, "chunks"),
                                                get<std::vector<double>>(p, "medians_ms"), num(p, "spread")};

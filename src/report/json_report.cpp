@@ -51,7 +51,8 @@ json kept_warm_to_json(const std::optional<TimingInfo::KeptWarm>& k) {
   if (!k) return nullptr;
   return {{"ms", k->ms},
           {"power_w", k->power_w ? json(*k->power_w) : json(nullptr)},
-          {"sm_mhz", k->sm_mhz ? json(*k->sm_mhz) : json(nullptr)}};
+          {"sm_mhz", k->sm_mhz ? json(*k->sm_mhz) : json(nullptr)},
+          {"capped", k->capped}};
 }
 
 json placements_to_json(const std::optional<TimingInfo::Placements>& p) {

@@ -70,10 +70,14 @@ struct TimingInfo {
   std::optional<OtherRegime> other_regime;
   // The heater (run/keep_warm.hpp) held the device under load for `ms` while the host worked
   // between the last group's capped rows and this row's group (the row that opens that group
-  // carries it); the sensors' last reading as it stopped, which the row's warm-up started from.
+  // carries it); the sensors' last reading as it stopped, which the row's warm-up started from:
+  // `capped` when the driver said the power cap held the clock down. A gap of a few hundred ms
+  // often ends before the driver's tick cuts the clock (the heater at ~630 W and ~1950 MHz on the
+  // H100): then the row loads the device long enough for it to answer, as after idle.
   struct KeptWarm {
     double ms = 0;
     std::optional<double> power_w, sm_mhz;
+    bool capped = false;
   };
   std::optional<KeptWarm> kept_warm;
   std::optional<ClockSummary> clocks;  // GPU clocks, temperature, power while sampling (NVML)

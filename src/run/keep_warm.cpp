@@ -41,6 +41,7 @@ std::optional<TimingInfo::KeptWarm> KeepWarm::stop() {
   if (reading) {
     kept.power_w = finite(reading->power_w);
     kept.sm_mhz = finite(reading->sm_mhz);
+    kept.capped = reading->capped == 1.0;
   }
   started_at_ms_.reset();
   return kept;

@@ -48,7 +48,7 @@ RowResult full_row() {
                           "duty 50% (--regime paced)",
                           9.5,
                           TimingInfo::OtherRegime{"paced", 7, 0.42, 1950.0},
-                          TimingInfo::KeptWarm{420, 690.0, std::nullopt},
+                          TimingInfo::KeptWarm{420, 690.0, std::nullopt, true},
                           ClockSummary{4, MinMaxMean{1700, 1980, 1800}, MinMaxMean{2619, 2619, 2619},
                                        MinMaxMean{40, 45, 42}, std::nullopt, true, 0.25},
                           {1.0, 2.0},

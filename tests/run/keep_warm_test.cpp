@@ -50,6 +50,7 @@ TEST(KeepWarm, RecordsHowLongItHeatedAndWhatTheSensorsReadAsItStopped) {
   EXPECT_LE(kept->ms, kKeepWarmMaxMs);
   EXPECT_EQ(kept->power_w, 690);
   EXPECT_EQ(kept->sm_mhz, 1500);
+  EXPECT_FALSE(kept->capped);  // the driver did not say the cap held the clock
   EXPECT_EQ(log, "start(5000) stop ");
   EXPECT_FALSE(warm.stop());
 }
