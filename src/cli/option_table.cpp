@@ -300,14 +300,15 @@ std::vector<RunOptionSpec> make_table() {
                "every row's plan and check first, then their warm-ups and measurements back to back, so the "
                "device never idles between them)",
        .set = [](C& c, const V& v) { c.options.group_rows = !as_flag(v); }},
-      {.flags = "--no-keep-warm",
-       .key = "no_keep_warm",
+      {.flags = "--keep-warm",
+       .key = "keep_warm",
        .group = kTiming,
        .kind = K::flag,
-       .help = "GPU: let the device idle while the host works between row groups (by default, after a group "
-               "with a row at the power cap, a heater keeps the device at the cap until the next group "
-               "measures, so its capped rows need not warm up from idle)",
-       .set = [](C& c, const V& v) { c.options.keep_warm = !as_flag(v); }},
+       .help =
+           "GPU: after a row group with a row at the power cap, keep the device loaded with a heater while "
+           "the host works until the next group measures, so its capped rows warm up from the cap, not "
+           "from idle (rows near the cap then measure at it: docs/methodology.md)",
+       .set = [](C& c, const V& v) { c.options.keep_warm = as_flag(v); }},
       {.flags = "--regime",
        .key = "regime",
        .group = kTiming,

@@ -1,12 +1,13 @@
 #pragma once
-// Warm once, not once a row: after a group of rows one of which the power cap held (sustained),
-// the device's heater (DeviceHeater) keeps it under load while the host works before the next
-// group's measurements (graph loads, plans, references, checked runs, writing results), so that
-// the next capped row finds the device at the cap instead of climbing back from idle. Without
-// it a capped row waited 1.00 s for the cap even right after another capped row, 65 s of a
-// 183 s ResNet-50 run (bench/RESULTS.md, "Rows a minute at the cap"). Each row still verifies the
-// state from its own samples (the steady-state warm-up), so a row below the cap that follows a
-// heated gap waits for its clock as before. Stopped before any row measures, of any provider.
+// Warm once, not once a row (--keep-warm): after a group of rows one of which the power cap held
+// (sustained), the device's heater (DeviceHeater) keeps it under load while the host works
+// before the next group's measurements (graph loads, plans, references, checked runs, writing
+// results), so that the next capped row finds the device near the cap instead of climbing back
+// from idle. Each row still verifies its state from its own samples (the steady-state warm-up).
+// Stopped before any row measures, of any provider. Opt-in: on the H100 a capped row after heat
+// warmed up 0.82 s against 1.30 s, but rows that ended below the cap after idle were held at it
+// after heat and measured a whole power cycle, so the suite got slower (docs/methodology.md,
+// "Power regimes"; bench/results/keep-warm.json).
 #include <memory>
 #include <optional>
 

@@ -87,7 +87,7 @@ std::vector<ProviderSlot> make_providers(const RunOptions& options) {
 }
 
 // The heater of the first provider whose rows are grouped (a device-timed one), in the sustained
-// regime with --keep-warm; nullptr otherwise, or where its stream has none.
+// regime with --keep-warm (RunOptions::keep_warm); nullptr otherwise, or where its stream has none.
 std::unique_ptr<KeepWarm> make_keep_warm(std::vector<ProviderSlot>& providers, const RunOptions& options) {
   if (!options.keep_warm || options.measure.regime != Regime::sustained) return nullptr;
   for (auto& slot : providers)

@@ -163,9 +163,12 @@ struct RunOptions {
   // Device providers run a graph's rows in groups, host work first and the measurements back to
   // back (run/row_runner.hpp, run_row_group); --no-row-groups: each row whole, one after another.
   bool group_rows = true;
-  // In the sustained regime, after a group with a row at the power cap, the device's heater keeps
-  // it loaded until the next group measures (run/keep_warm.hpp); --no-keep-warm: it idles.
-  bool keep_warm = true;
+  // --keep-warm: in the sustained regime, after a group with a row at the power cap, the device's
+  // heater keeps it loaded until the next group measures (run/keep_warm.hpp). Off by default: on
+  // the H100 it cut a capped row's warm-up from 1.30 to 0.82 s, but rows that ended below the cap
+  // after idle were held at it after heat and measured a whole power cycle, so a ResNet-50 fp16
+  // suite took 66-70 s against 64 s (bench/results/keep-warm.json).
+  bool keep_warm = false;
   std::vector<std::string> skip_engines;  // ids or names never run
   // --max-engines: run only the first N selected engines of each provider (the heuristic's
   // top N when --engine is not given); 0: all.

@@ -74,7 +74,7 @@ TEST(DeviceHeater, DrawsPowerUntilStoppedWhileOtherStreamsStillRun) {
   EXPECT_LT(again.elapsed_ms(), 20);
 }
 
-// Two heavy GEMM graphs at the defaults (each graph in the worker process, which keeps the heater): when the
+// Two heavy GEMM graphs with --keep-warm (each graph in the worker process, which keeps the heater): when the
 // first one's row measured at the power cap, the heater kept the device loaded until the second graph's group
 // measured, and that row says so.
 TEST(KeepWarm, ARunRecordsTheHeatedGapAfterACappedGroup) {
@@ -86,7 +86,7 @@ TEST(KeepWarm, ARunRecordsTheHeatedGapAfterACappedGroup) {
   const std::string gemm2 =
       std::string(DNNBENCH_SOURCE_DIR) + "/graphs/perf/gemm/llama2_7b_qkv_m2048_k4096_n12288_bf16.json";
   const auto r = run_cli({"run", "-g", gemm, "-g", gemm2, "--provider", "cudnn", "--max-engines", "1", "-q",
-                          "-o", out.string()});
+                          "--keep-warm", "-o", out.string()});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const auto suite = json::parse(std::ifstream(out));
   const auto& first = suite["graphs"][0]["results"][0]["timing"];
@@ -96,10 +96,10 @@ TEST(KeepWarm, ARunRecordsTheHeatedGapAfterACappedGroup) {
   std::cout << "kept warm: " << second["kept_warm"].dump() << "\n";
   EXPECT_GT(second["kept_warm"]["ms"].get<double>(), 0);
   EXPECT_TRUE(first["kept_warm"].is_null());
-  // Off: no heated gap.
+  // Off (the default): no heated gap.
   const auto off = dir / "off.json";
   const auto r2 = run_cli({"run", "-g", gemm, "-g", gemm2, "--provider", "cudnn", "--max-engines", "1", "-q",
-                           "--no-keep-warm", "-o", off.string()});
+                           "-o", off.string()});
   ASSERT_EQ(r2.exit_code, 0) << r2.out << r2.err;
   EXPECT_TRUE(json::parse(std::ifstream(off))["graphs"][1]["results"][0]["timing"]["kept_warm"].is_null());
 }
