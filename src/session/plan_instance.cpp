@@ -26,6 +26,7 @@ PlanInstance::PlanInstance(GraphData& data, Provider& provider, Stream& stream, 
 void PlanInstance::plant_slowdown() {
   const auto factor = planted_device_slowdown();
   if (!factor) return;
+  planted_delay_us_ = 0;  // sized on the plain executions (execute() rotates while rotating)
   auto timer = stream_.make_kernel_timer();
   if (!timer || !stream_.enqueue_delay(0)) {
     static bool told = false;
@@ -46,7 +47,7 @@ void PlanInstance::plant_slowdown() {
       auto gate = stream_.make_gate();
       timer->start();
       for (int i = 0; i < executions; ++i) {
-        plan_->execute(stream_);
+        execute();
         if (zero_wait) stream_.enqueue_delay(0);
       }
       timer->stop();
@@ -56,10 +57,10 @@ void PlanInstance::plant_slowdown() {
     }
     return best;
   };
-  plan_->execute(stream_);
+  execute();
   stream_.synchronize();
   for (HostTimer warm; warm.elapsed_ms() < kWarmMs;) {
-    for (int i = 0; i < 8; ++i) plan_->execute(stream_);
+    for (int i = 0; i < 8; ++i) execute();
     stream_.synchronize();
   }
   // At most 32 executions behind the gate: the launches wait in the stream's queue, which must

@@ -58,6 +58,10 @@ class RotatingSampler final : public Sampler {
     if (!made_) {
       instance_.add_rotation_copies(plan_.copies, kept_);
       made_ = true;
+      // A planted wait (test-only) is sized again in the rotation's cache state.
+      instance_.set_rotating(true);
+      instance_.plant_slowdown();
+      instance_.set_rotating(false);
     }
     // Rotating only inside the sample: the output check and the placements' moves see the placed
     // set bound. A replay captured while rotating keeps the rotation it captured.

@@ -101,6 +101,31 @@ TEST(PlantedSlowdown, EveryExecutionWaitsItsShareOfThePlansOwnTime) {
   EXPECT_TRUE(planted_waits("1.5", false, 3).empty());
 }
 
+// A rotation sizes the wait again on rotating executions (its copies' cache state), and the
+// executions after it still carry it, bound to the placed set again.
+TEST(PlantedSlowdown, ARotationSizesTheWaitAgainInItsOwnState) {
+  setenv(kPlantedSlowdownVariable, "1.5", 1);
+  auto provider = make_provider("reference");
+  DelayRecordingStream stream(provider->make_stream(), true);
+  const auto graph = testing::relu_square_graph(256);
+  GraphData data(graph, 1);
+  PlanInstance instance(data, *provider, stream,
+                        provider->heuristic_plan(graph, provider->engines(graph).at(0)));
+  instance.add_rotation_copies(3);
+  stream.delays.clear();
+  instance.set_rotating(true);
+  instance.plant_slowdown();
+  instance.set_rotating(false);
+  // The sizing's own executions carried no wait: it times the plan alone (zero-length probes aside).
+  for (const double d : stream.delays) EXPECT_EQ(d, 0);
+  stream.delays.clear();
+  for (int i = 0; i < 3; ++i) instance.execute();
+  unsetenv(kPlantedSlowdownVariable);
+  ASSERT_EQ(stream.delays.size(), 3u);
+  EXPECT_GT(stream.delays[0], 0);
+  EXPECT_EQ(instance.set_bindings(0).buffers.size(), instance.buffers().bindings().buffers.size());
+}
+
 // The wait kernel costs a boundary even when it waits for nothing: the planted wait is the share
 // less that boundary, and a plan whose share the boundary alone exceeds runs unplanted (said once)
 // rather than slowed by more than the factor.
