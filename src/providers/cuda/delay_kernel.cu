@@ -1,13 +1,9 @@
 #include "providers/cuda/delay_kernel.hpp"
 
+#include "providers/cuda/global_timer.cuh"
+
 namespace dnnbench::cuda {
 namespace {
-
-__device__ unsigned long long global_timer_ns() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
 
 // The kernel's name is what the row's kernels[] shows (CUPTI), so a planted run says so.
 __global__ void dnnbench_planted_delay(long long nanoseconds) {

@@ -1,13 +1,9 @@
 #include "providers/cuda/heater_kernel.hpp"
 
+#include "providers/cuda/global_timer.cuh"
+
 namespace dnnbench::cuda {
 namespace {
-
-__device__ unsigned long long global_timer_ns() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
 
 // Two bf16 values in 0.5-1 with the sign and the 7 mantissa bits of `bits`: finite operands that
 // change from load to load (the tensor cores' power follows how many bits toggle).
