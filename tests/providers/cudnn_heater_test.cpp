@@ -72,6 +72,14 @@ TEST(DeviceHeater, DrawsPowerUntilStoppedWhileOtherStreamsStillRun) {
   HostTimer again;
   heater->stop();
   EXPECT_LT(again.elapsed_ms(), 20);
+  // Started again after stopping by itself (without a stop between): it heats again.
+  heater->start(300);
+  sleep_ms(400);
+  heater->start(5000);
+  sleep_ms(100);
+  HostTimer last;
+  heater->stop();
+  EXPECT_LT(last.elapsed_ms(), 20);
 }
 
 // Two heavy GEMM graphs with --keep-warm (each graph in the worker process, which keeps the heater): when the

@@ -75,8 +75,12 @@ CudaHeater::~CudaHeater() {
 }
 
 void CudaHeater::start(double max_ms) {
-  if (thread_.joinable()) return;
+  if (thread_.joinable()) {
+    if (running_.load()) return;
+    stop();  // it stopped by itself at its limit: joined before a fresh start
+  }
   stop_.store(false);
+  running_.store(true);
   thread_ = std::thread([this, max_ms] { run(max_ms); });
 }
 
@@ -92,6 +96,10 @@ void CudaHeater::stop() {
 void CudaHeater::run(double max_ms) {
   // No exception may leave the thread: a failed call (another stream's sticky error, which every
   // call then returns) ends the heating, and the rows' own calls report it.
+  struct Ended {
+    std::atomic<bool>& running;
+    ~Ended() { running.store(false); }
+  } ended{running_};
   const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double, std::milli>(max_ms);
   for (long long i = 0; !stop_.load(std::memory_order_relaxed) && std::chrono::steady_clock::now() < until;
        ++i) {

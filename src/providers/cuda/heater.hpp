@@ -34,6 +34,7 @@ class CudaHeater final : public DeviceHeater {
   static constexpr int kInFlight = 2;
   cudaEvent_t done_[kInFlight] = {};
   std::atomic<bool> stop_{false};
+  std::atomic<bool> running_{false};  // the thread's loop has not ended
   std::thread thread_;
 };
 
