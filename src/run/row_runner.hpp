@@ -51,7 +51,8 @@ struct GroupRow {
 void run_row_group(GraphData& data, const std::vector<GroupRow>& rows, const RunOptions& options,
                    const std::function<bool(std::size_t)>& starting,
                    const std::function<void(std::size_t)>& running,
-                   const std::function<void(std::size_t, RowResult)>& finished, KeepWarm* keep_warm = nullptr);
+                   const std::function<void(std::size_t, RowResult)>& finished,
+                   KeepWarm* keep_warm = nullptr);
 // The fp32 math a row of this engine runs with ("strict" or "tf32"); nullopt when the graph has
 // no fp32 tensor.
 std::optional<std::string> fp32_math_of(const Graph& graph, const EngineInfo& engine);

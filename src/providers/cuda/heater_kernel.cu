@@ -16,9 +16,9 @@ __device__ unsigned bf16_pair(unsigned bits) {
 constexpr int kMmaPerLoad = 8;
 
 // The name is what a kernel record shows (CUPTI, Nsight) if it is ever caught in one.
-__global__ void __launch_bounds__(kHeaterThreads) dnnbench_keep_warm(const uint4* __restrict__ data,
-                                                                     unsigned long long mask, long long block_ns,
-                                                                     unsigned* sink) {
+__global__ void __launch_bounds__(kHeaterThreads)
+    dnnbench_keep_warm(const uint4* __restrict__ data, unsigned long long mask, long long block_ns,
+                       unsigned* sink) {
   const unsigned long long start = global_timer_ns();
   const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
   unsigned long long index = static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
