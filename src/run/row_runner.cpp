@@ -8,6 +8,7 @@
 
 #include "env/gpu_clocks.hpp"
 #include "measure/host_timer.hpp"
+#include "run/keep_warm.hpp"
 #include "run/repeat.hpp"
 #include "session/plan_session.hpp"
 #include "tensor/npy.hpp"

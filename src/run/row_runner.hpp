@@ -8,11 +8,12 @@
 
 #include "providers/provider.hpp"
 #include "report/results.hpp"
-#include "run/keep_warm.hpp"
 #include "session/graph_data.hpp"
 #include "session/run_options.hpp"
 
 namespace dnnbench {
+
+class KeepWarm;  // run/keep_warm.hpp
 
 // OOTB pass: heuristic plan -> build (timed) -> bind (poisoned outputs) -> checked run ->
 // warm-up -> measure (stopping rule) -> re-check the outputs of the last execution.

@@ -45,7 +45,7 @@ void PlanInstance::plant_slowdown() {
   // can capture: a wait kernel's boundary inside a replay is smaller than between gated launches,
   // and sized from the latter a 1.05 plant read 1.031-1.036 on the 76-100 us rows (H100).
   constexpr double kWarmMs = 30, kTimedMs = 2;
-  const auto gated_ms = [&](int executions, bool zero_wait) {
+  const auto per_execution_ms = [&](int executions, bool zero_wait) {
     double best = std::numeric_limits<double>::infinity();
     std::string why_not;
     const auto replay = stream_.capture(
@@ -84,11 +84,12 @@ void PlanInstance::plant_slowdown() {
   }
   // At most 32 executions behind the gate: the launches wait in the stream's queue, which must
   // not fill before the gate is released.
-  const int executions = static_cast<int>(std::clamp(std::ceil(kTimedMs / gated_ms(1, false)), 5.0, 32.0));
-  const double plain_us = 1e3 * gated_ms(executions, false);
+  const int executions =
+      static_cast<int>(std::clamp(std::ceil(kTimedMs / per_execution_ms(1, false)), 5.0, 32.0));
+  const double plain_us = 1e3 * per_execution_ms(executions, false);
   // The wait kernel costs a kernel boundary even when it waits for nothing (about 1 us): the
   // planted wait is what is left of the share after it.
-  const double boundary_us = std::max(0.0, 1e3 * gated_ms(executions, true) - plain_us);
+  const double boundary_us = std::max(0.0, 1e3 * per_execution_ms(executions, true) - plain_us);
   const double share_us = (*factor - 1.0) * plain_us;
   if (share_us <= boundary_us) {
     static bool told = false;

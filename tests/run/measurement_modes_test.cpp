@@ -14,6 +14,7 @@
 #include "measure/clock_sampler.hpp"
 #include "measure/stopping_rule.hpp"
 #include "providers/registry.hpp"
+#include "run/keep_warm.hpp"
 #include "run/row_runner.hpp"
 #include "session/graph_data.hpp"
 #include "session/plan_session.hpp"
